@@ -7,8 +7,12 @@
 set -euo pipefail
 
 have_libclang() {
-  if [ -n "${LIBCLANG_PATH:-}" ] && ls "$LIBCLANG_PATH"/libclang*.so* >/dev/null 2>&1; then return 0; fi
-  ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/*/libclang*.so* /usr/lib/libclang*.so* >/dev/null 2>&1
+  local pat
+  for pat in "${LIBCLANG_PATH:-/nonexistent}"/libclang*.so* /usr/lib/llvm-*/lib/libclang.so* \
+             /usr/lib/*/libclang*.so* /usr/lib/libclang*.so* /usr/local/lib/libclang*.so*; do
+    [ -e "$pat" ] && return 0
+  done
+  return 1
 }
 
 missing=()
