@@ -136,6 +136,8 @@ struct OpState {
     /// Window offset of the read in flight.
     pos: usize,
     retries: u32,
+    /// Consecutive reads that brought no new bytes.
+    stalls: u32,
     status: Status,
     cancelled: bool,
     /// The ticket was dropped: forget the state once the read completes.
@@ -481,6 +483,7 @@ impl Inner {
             done: 0,
             pos: 0,
             retries: 0,
+            stalls: 0,
             status: Status::Queued,
             cancelled: false,
             orphan: false,
@@ -550,12 +553,18 @@ impl Inner {
             match c.result {
                 Ok(n) => {
                     let end = op.pos + n;
-                    if n == 0 || end <= op.done {
-                        // No progress: the file ends before the payload does.
+                    if end <= op.done {
+                        op.stalls += 1;
+                    } else {
+                        op.stalls = 0;
+                    }
+                    // Zero bytes, or twice no progress (an O_DIRECT continuation
+                    // re-reads the partial last block): the file ends before the payload.
+                    if n == 0 || op.stalls >= 2 {
                         let got = op.done.saturating_sub(op.need - op.req.len).min(op.req.len);
                         Some(Err(Error::Eof { path: file.path().to_path_buf(), offset: op.req.offset, len: op.req.len, got }))
                     } else {
-                        op.done = end;
+                        op.done = op.done.max(end);
                         if op.done >= op.need {
                             Some(Ok(()))
                         } else {

@@ -17,7 +17,9 @@ use crate::file::OpenFile;
 /// What to do to one op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
-    /// Read only the first `keep` bytes (at least 1): a genuine short read.
+    /// Report at most `keep` bytes (at least 1) as read. The read itself is issued
+    /// whole (a shortened O_DIRECT read would be refused as misaligned); the
+    /// engine must then continue from byte `keep` as after a real short read.
     Short { keep: usize },
     /// Do not read; complete with this errno (EIO, EINTR, EAGAIN, ...).
     Errno(i32),
@@ -33,6 +35,7 @@ pub struct FaultBackend {
     pushed: u64,
     synthetic: Vec<Completion>,
     delay_until: HashMap<u64, Instant>,
+    short: HashMap<u64, usize>,
     held: Vec<(Instant, Completion)>,
     log: Arc<Mutex<Vec<Op>>>,
 }
@@ -46,6 +49,7 @@ impl FaultBackend {
             pushed: 0,
             synthetic: Vec::new(),
             delay_until: HashMap::new(),
+            short: HashMap::new(),
             held: Vec::new(),
             log: Arc::default(),
         }
@@ -90,9 +94,9 @@ impl Backend for FaultBackend {
         match self.plan.get(&self.pushed).copied() {
             Some(Fault::Errno(e)) => self.synthetic.push(Completion { tag: op.tag, result: Err(OsError(e)) }),
             Some(Fault::Short { keep }) => {
-                let short = Op { len: keep.clamp(1, op.len.max(1)), ..op };
-                // SAFETY: a prefix of the range the caller handed us under the same contract.
-                unsafe { self.inner.push(short) }
+                self.short.insert(op.tag, keep.max(1));
+                // SAFETY: forwarded unchanged under the caller's contract.
+                unsafe { self.inner.push(op) }
             }
             Some(Fault::Delay(d)) => {
                 self.delay_until.insert(op.tag, Instant::now() + d);
@@ -116,7 +120,10 @@ impl Backend for FaultBackend {
             let block = wait && out.len() == before && self.held.is_empty() && self.inner.in_flight() > 0;
             let mut fresh = Vec::new();
             self.inner.reap(block, &mut fresh)?;
-            for c in fresh {
+            for mut c in fresh {
+                if let (Some(keep), Ok(n)) = (self.short.remove(&c.tag), c.result) {
+                    c.result = Ok(n.min(keep));
+                }
                 match self.delay_until.remove(&c.tag) {
                     Some(t) => self.held.push((t, c)),
                     None => out.push(c),
