@@ -205,8 +205,15 @@ impl ReadEngine {
 
     /// An engine over a backend built by the caller (a fault injector, say).
     /// `lanes` must not exceed what the backend was built for.
-    pub fn with_backend(pool: Arc<BufferPool>, backend: Box<dyn Backend>, lanes: usize, direct: bool, why: String) -> Self {
-        let info = EngineInfo { backend: backend.name(), why, lanes: lanes.max(1), fixed_buffers: backend.fixed_buffers() };
+    pub fn with_backend(
+        pool: Arc<BufferPool>,
+        backend: Box<dyn Backend>,
+        lanes: usize,
+        direct: bool,
+        why: String,
+    ) -> Self {
+        let info =
+            EngineInfo { backend: backend.name(), why, lanes: lanes.max(1), fixed_buffers: backend.fixed_buffers() };
         let inner = Inner {
             backend,
             files: Vec::new(),
@@ -423,7 +430,9 @@ fn placement(f: &OpenFile, offset: u64, len: usize, dest: usize) -> Result<Place
     })?;
     let bad = |why: &str| Error::Request { path: f.path().to_path_buf(), offset, len, dest, why: why.into() };
     if (dest as u64) % block != window.delta {
-        return Err(bad("for O_DIRECT the pool offset must sit at the same place within a 4 KiB block as the file offset"));
+        return Err(bad(
+            "for O_DIRECT the pool offset must sit at the same place within a 4 KiB block as the file offset",
+        ));
     }
     Ok(Placement { window, pool_start: dest - window.delta as usize })
 }
@@ -562,7 +571,12 @@ impl Inner {
                     // re-reads the partial last block): the file ends before the payload.
                     if n == 0 || op.stalls >= 2 {
                         let got = op.done.saturating_sub(op.need - op.req.len).min(op.req.len);
-                        Some(Err(Error::Eof { path: file.path().to_path_buf(), offset: op.req.offset, len: op.req.len, got }))
+                        Some(Err(Error::Eof {
+                            path: file.path().to_path_buf(),
+                            offset: op.req.offset,
+                            len: op.req.len,
+                            got,
+                        }))
                     } else {
                         op.done = op.done.max(end);
                         if op.done >= op.need {
@@ -570,7 +584,11 @@ impl Inner {
                         } else {
                             // Short read: continue where it stopped (at a block
                             // boundary for O_DIRECT, re-reading the partial block).
-                            op.pos = if file.o_direct() { align::align_down(op.done as u64, BLOCK) as usize } else { op.done };
+                            op.pos = if file.o_direct() {
+                                align::align_down(op.done as u64, BLOCK) as usize
+                            } else {
+                                op.done
+                            };
                             None
                         }
                     }

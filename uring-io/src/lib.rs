@@ -17,6 +17,8 @@ mod engine;
 mod error;
 pub mod fault;
 mod file;
+#[cfg(target_os = "linux")]
+pub mod mapped;
 mod pool;
 
 pub use backend::{Backend, Completion, FileId, Op};

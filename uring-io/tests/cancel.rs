@@ -38,7 +38,13 @@ fn cancel_with_reads_in_flight_drains_before_reuse() {
     let pool = Arc::new(BufferPool::new(N * LEN).unwrap());
     // The first lanes' completions are held back, so they are surely in flight at cancel.
     let plan = (1..=LANES as u64).map(|n| (n, Fault::Delay(Duration::from_millis(100))));
-    let engine = ReadEngine::with_backend(Arc::clone(&pool), Box::new(FaultBackend::new(inner(&pool), plan)), LANES, true, "t".into());
+    let engine = ReadEngine::with_backend(
+        Arc::clone(&pool),
+        Box::new(FaultBackend::new(inner(&pool), plan)),
+        LANES,
+        true,
+        "t".into(),
+    );
     let file = engine.open(&path).unwrap();
     let tickets = engine.submit(&reqs(file)).unwrap();
     assert!(!tickets[0].is_done());
@@ -64,8 +70,11 @@ fn dropping_the_engine_drains_in_flight_reads() {
     let (path, _data) = random_file(dir.path(), "d.bin", N * LEN, 6);
     for backend in [BackendKind::Uring, BackendKind::Pread] {
         let pool = Arc::new(BufferPool::new(N * LEN).unwrap());
-        let Some(engine) = common::engine_or_skip(&pool, EngineOptions { backend, lanes: LANES, register: true, direct: true }, "drop")
-        else {
+        let Some(engine) = common::engine_or_skip(
+            &pool,
+            EngineOptions { backend, lanes: LANES, register: true, direct: true },
+            "drop",
+        ) else {
             continue;
         };
         let file = engine.open(&path).unwrap();

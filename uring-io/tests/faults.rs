@@ -31,7 +31,11 @@ fn inners(pool: &Arc<BufferPool>) -> Vec<Box<dyn Backend>> {
 }
 
 /// For each inner backend: an engine wrapped in `plan`, the file's bytes and id, and the op log.
-fn setups(plan: &[(u64, Fault)], file_len: usize, direct: bool) -> Vec<(ReadEngine, Vec<u8>, usize, tempfile::TempDir, FaultLog)> {
+fn setups(
+    plan: &[(u64, Fault)],
+    file_len: usize,
+    direct: bool,
+) -> Vec<(ReadEngine, Vec<u8>, usize, tempfile::TempDir, FaultLog)> {
     let mut out = Vec::new();
     let pool = Arc::new(BufferPool::new(16 << 20).unwrap());
     for inner in inners(&pool) {
@@ -53,7 +57,9 @@ fn short_reads_are_continued_to_completion() {
     // Aligned and unaligned short counts, direct and buffered.
     for direct in [true, false] {
         for keep in [4096usize, 1000, 1] {
-            for (engine, data, file, _dir, log) in setups(&[(1, Fault::Short { keep }), (2, Fault::Short { keep })], 1 << 20, direct) {
+            for (engine, data, file, _dir, log) in
+                setups(&[(1, Fault::Short { keep }), (2, Fault::Short { keep })], 1 << 20, direct)
+            {
                 let r = Request { file, offset: 8192 + 32, len: 200_000, dest: 32 };
                 let t = engine.submit(&[r]).unwrap();
                 t[0].wait().unwrap();
@@ -68,7 +74,9 @@ fn short_reads_are_continued_to_completion() {
 
 #[test]
 fn eintr_and_eagain_are_retried() {
-    for (engine, data, file, _dir, log) in setups(&[(1, Fault::Errno(libc::EINTR)), (2, Fault::Errno(libc::EAGAIN))], 1 << 20, true) {
+    for (engine, data, file, _dir, log) in
+        setups(&[(1, Fault::Errno(libc::EINTR)), (2, Fault::Errno(libc::EAGAIN))], 1 << 20, true)
+    {
         let r = Request { file, offset: 4096, len: 70_000, dest: 4096 };
         engine.submit(&[r]).unwrap()[0].wait().unwrap();
         assert!(payload(&engine, r.dest, r.len) == data[4096..4096 + 70_000]);
@@ -79,8 +87,9 @@ fn eintr_and_eagain_are_retried() {
 #[test]
 fn eio_on_the_nth_read_surfaces_with_context() {
     for (engine, _data, file, dir, _log) in setups(&[(3, Fault::Errno(libc::EIO))], 1 << 20, true) {
-        let reqs: Vec<Request> =
-            (0..6).map(|i| Request { file, offset: i as u64 * 65_536 + 100, len: 5000, dest: i * 65_536 + 100 }).collect();
+        let reqs: Vec<Request> = (0..6)
+            .map(|i| Request { file, offset: i as u64 * 65_536 + 100, len: 5000, dest: i * 65_536 + 100 })
+            .collect();
         let tickets = engine.submit(&reqs).unwrap();
         let err = engine.wait_all(&tickets).unwrap_err();
         match &err {
@@ -100,7 +109,9 @@ fn eio_on_the_nth_read_surfaces_with_context() {
 
 #[test]
 fn a_short_read_then_an_error_is_never_success() {
-    for (engine, _data, file, _dir, _log) in setups(&[(1, Fault::Short { keep: 8192 }), (2, Fault::Errno(libc::EIO))], 1 << 20, true) {
+    for (engine, _data, file, _dir, _log) in
+        setups(&[(1, Fault::Short { keep: 8192 }), (2, Fault::Errno(libc::EIO))], 1 << 20, true)
+    {
         let t = engine.submit(&[Request { file, offset: 0, len: 100_000, dest: 0 }]).unwrap();
         let err = t[0].wait().unwrap_err();
         assert!(matches!(err, Error::Read { offset: 0, len: 100_000, .. }), "{err}");
@@ -112,7 +123,12 @@ fn truncated_file_is_an_eof_error_not_a_short_success() {
     for direct in [true, false] {
         for (engine, _data, file, dir, _log) in setups(&[], 64 << 10, direct) {
             // Shrink the file after open: the engine's length check passes, the read comes up short.
-            std::fs::OpenOptions::new().write(true).open(dir.path().join("fault.bin")).unwrap().set_len(10_000).unwrap();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.path().join("fault.bin"))
+                .unwrap()
+                .set_len(10_000)
+                .unwrap();
             let t = engine.submit(&[Request { file, offset: 8192, len: 8192, dest: 0 }]).unwrap();
             let err = t[0].wait().unwrap_err();
             match err {
@@ -155,7 +171,8 @@ fn tickets_are_futures_woken_without_a_runtime() {
 #[test]
 fn wait_any_returns_a_finished_read_first() {
     for (engine, _data, file, _dir, _log) in setups(&[(1, Fault::Delay(Duration::from_millis(400)))], 1 << 20, true) {
-        let reqs = [Request { file, offset: 0, len: 4096, dest: 0 }, Request { file, offset: 4096, len: 4096, dest: 4096 }];
+        let reqs =
+            [Request { file, offset: 0, len: 4096, dest: 0 }, Request { file, offset: 4096, len: 4096, dest: 4096 }];
         let tickets = engine.submit(&reqs).unwrap();
         assert_eq!(engine.wait_any(&tickets), Some(1));
         tickets[0].wait().unwrap();

@@ -57,7 +57,8 @@ fn deny_io_uring() {
 fn auto_falls_back_to_pread_when_io_uring_is_refused() {
     deny_io_uring();
     let pool = Arc::new(BufferPool::new(1 << 20).unwrap());
-    let err = ReadEngine::new(Arc::clone(&pool), EngineOptions { backend: BackendKind::Uring, ..Default::default() }).unwrap_err();
+    let err = ReadEngine::new(Arc::clone(&pool), EngineOptions { backend: BackendKind::Uring, ..Default::default() })
+        .unwrap_err();
     assert!(matches!(err, Error::Backend { backend: "uring", .. }), "{err}");
     let engine = ReadEngine::new(Arc::clone(&pool), EngineOptions::default()).unwrap();
     let info = engine.info().clone();

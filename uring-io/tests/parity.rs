@@ -72,12 +72,20 @@ fn check(name: &str, opts: EngineOptions, expect_fixed: Option<bool>) {
 
 #[test]
 fn uring_fixed_matches_std_fs() {
-    check("uring fixed", EngineOptions { backend: BackendKind::Uring, lanes: 4, register: true, direct: true }, Some(true));
+    check(
+        "uring fixed",
+        EngineOptions { backend: BackendKind::Uring, lanes: 4, register: true, direct: true },
+        Some(true),
+    );
 }
 
 #[test]
 fn uring_unregistered_matches_std_fs() {
-    check("uring unregistered", EngineOptions { backend: BackendKind::Uring, lanes: 4, register: false, direct: true }, Some(false));
+    check(
+        "uring unregistered",
+        EngineOptions { backend: BackendKind::Uring, lanes: 4, register: false, direct: true },
+        Some(false),
+    );
 }
 
 #[test]
@@ -87,8 +95,16 @@ fn pread_matches_std_fs() {
 
 #[test]
 fn buffered_uring_and_pread_match_std_fs() {
-    check("uring buffered", EngineOptions { backend: BackendKind::Uring, lanes: 3, register: true, direct: false }, None);
-    check("pread buffered", EngineOptions { backend: BackendKind::Pread, lanes: 3, register: false, direct: false }, None);
+    check(
+        "uring buffered",
+        EngineOptions { backend: BackendKind::Uring, lanes: 3, register: true, direct: false },
+        None,
+    );
+    check(
+        "pread buffered",
+        EngineOptions { backend: BackendKind::Pread, lanes: 3, register: false, direct: false },
+        None,
+    );
 }
 
 #[test]
@@ -106,7 +122,8 @@ fn misplaced_direct_request_is_refused_with_context() {
     let dir = disk_tempdir();
     let (path, _) = random_file(dir.path(), "m.bin", 20_000, 7);
     let pool = Arc::new(BufferPool::new(64 << 10).unwrap());
-    let e = bmoe_uring_io::ReadEngine::new(pool, EngineOptions { backend: BackendKind::Pread, ..Default::default() }).unwrap();
+    let e = bmoe_uring_io::ReadEngine::new(pool, EngineOptions { backend: BackendKind::Pread, ..Default::default() })
+        .unwrap();
     let id = e.open(&path).unwrap();
     if !e.file(id).unwrap().o_direct() {
         eprintln!("SKIP: no O_DIRECT on {}", dir.path().display());
@@ -120,7 +137,10 @@ fn misplaced_direct_request_is_refused_with_context() {
     assert!(matches!(err, bmoe_uring_io::Error::Eof { got: 1000, .. }), "{err}");
     // Two requests of one batch into the same bytes.
     let err = e
-        .submit(&[Request { file: id, offset: 0, len: 4096, dest: 0 }, Request { file: id, offset: 4096, len: 4096, dest: 0 }])
+        .submit(&[
+            Request { file: id, offset: 0, len: 4096, dest: 0 },
+            Request { file: id, offset: 4096, len: 4096, dest: 0 },
+        ])
         .unwrap_err();
     assert!(matches!(err, bmoe_uring_io::Error::Busy { .. }), "{err}");
     assert_eq!(e.pending(), 0);

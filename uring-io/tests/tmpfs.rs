@@ -21,7 +21,9 @@ fn tmpfs_reads_right_bytes_and_says_how() {
     let (path, data) = random_file(dir.path(), "t.bin", 300_001, 3);
     for backend in [BackendKind::Uring, BackendKind::Pread] {
         let pool = Arc::new(BufferPool::new(1 << 20).unwrap());
-        let Some(engine) = engine_or_skip(&pool, EngineOptions { backend, lanes: 2, register: true, direct: true }, "tmpfs") else {
+        let Some(engine) =
+            engine_or_skip(&pool, EngineOptions { backend, lanes: 2, register: true, direct: true }, "tmpfs")
+        else {
             continue;
         };
         let id = engine.open(&path).unwrap();

@@ -49,7 +49,10 @@ pub struct PreadBackend {
 
 impl std::fmt::Debug for PreadBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PreadBackend").field("threads", &self.workers.len()).field("in_flight", &self.in_flight).finish()
+        f.debug_struct("PreadBackend")
+            .field("threads", &self.workers.len())
+            .field("in_flight", &self.in_flight)
+            .finish()
     }
 }
 
