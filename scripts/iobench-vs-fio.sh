@@ -12,12 +12,12 @@ OUT=$(mktemp -d)
 [ -f "$F" ] || "$BMOE" iobench --file "$F" --create-gib 8 --seconds 0.1 --block 3M >/dev/null
 
 fio_mib() { # bs depth
-  fio --name=r --filename="$F" --rw=randread --direct=1 --ioengine=io_uring --bs="$1" --iodepth="$2" \
+  fio --name=r --filename="$F" --rw=randread --randrepeat=0 --direct=1 --ioengine=io_uring --bs="$1" --iodepth="$2" \
       --runtime="$SECS" --time_based --output-format=json 2>/dev/null |
     python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]["read"]; print(j["bw"]/1024, j["iops"], j["clat_ns"]["percentile"]["50.000000"]/1e3, j["clat_ns"]["percentile"]["99.000000"]/1e3)'
 }
 bmoe_mib() { # block lanes backend
-  "$BMOE" iobench --file "$F" --block "$1" --lanes "$2" --backend "$3" --pattern random --seconds "$SECS" --json |
+  "$BMOE" iobench --file "$F" --block "$1" --lanes "$2" --backend "$3" --pattern random --seconds "$SECS" --seed "$RANDOM" --json |
     python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["mib_s"], j["iops"], j["p50_us"], j["p99_us"])'
 }
 
