@@ -293,12 +293,14 @@ impl ReadEngine {
                 Ok(st) => {
                     let tag = g.next_tag;
                     g.next_tag += 1;
-                    g.busy.insert(st.pool_start, (st.pool_start + st.wlen, tag));
+                    if st.wlen > 0 {
+                        g.busy.insert(st.pool_start, (st.pool_start + st.wlen, tag));
+                    }
                     staged.push((tag, st));
                 }
                 Err(e) => {
-                    for (_, st) in &staged {
-                        g.busy.remove(&st.pool_start);
+                    for (tag, st) in &staged {
+                        g.release(st.pool_start, *tag);
                     }
                     return Err(e);
                 }
@@ -501,6 +503,13 @@ impl Inner {
         })
     }
 
+    /// Gives back the pool range `tag` owned (if it owned one: empty reads own none).
+    fn release(&mut self, start: usize, tag: u64) {
+        if self.busy.get(&start).is_some_and(|&(_, t)| t == tag) {
+            self.busy.remove(&start);
+        }
+    }
+
     fn overlaps(&self, start: usize, len: usize) -> bool {
         let end = start + len.max(1);
         // The range starting at or before `start`, and any starting inside ours.
@@ -628,7 +637,9 @@ impl Inner {
     /// The read `tag` is over: release its pool range and wake its future.
     fn finish(&mut self, tag: u64) {
         let Some(op) = self.ops.get_mut(&tag) else { return };
-        self.busy.remove(&op.pool_start);
+        let start = op.pool_start;
+        self.release(start, tag);
+        let Some(op) = self.ops.get_mut(&tag) else { return };
         if let Some(w) = op.waker.take() {
             self.wake.push(w);
         }

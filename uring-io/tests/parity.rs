@@ -145,3 +145,21 @@ fn misplaced_direct_request_is_refused_with_context() {
     assert!(matches!(err, bmoe_uring_io::Error::Busy { .. }), "{err}");
     assert_eq!(e.pending(), 0);
 }
+
+#[test]
+fn empty_requests_complete_and_own_nothing() {
+    let dir = disk_tempdir();
+    let (path, data) = random_file(dir.path(), "z.bin", 10_000, 9);
+    let pool = Arc::new(BufferPool::new(64 << 10).unwrap());
+    let e = bmoe_uring_io::ReadEngine::new(pool, EngineOptions::default()).unwrap();
+    let id = e.open(&path).unwrap();
+    let reqs = [
+        Request { file: id, offset: 100, len: 0, dest: 100 },
+        Request { file: id, offset: 100, len: 0, dest: 100 },
+        Request { file: id, offset: 0, len: 10_000, dest: 0 },
+    ];
+    let t = e.submit(&reqs).unwrap();
+    e.wait_all(&t).unwrap();
+    assert!(payload(&e, 0, 10_000) == data);
+    assert_eq!(e.pending(), 0);
+}
