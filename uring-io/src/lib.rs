@@ -10,6 +10,9 @@
 //!
 //! The engine never reports a partial read as done, and never lets a pool range
 //! be reused or freed while a read into it is in flight. See `docs/io.md`.
+//!
+//! [`fault`] wraps any backend to inject short reads, errors and delays (for
+//! tests); `mapped` (Linux) maps a file for the mmap baseline of `bmoe iobench`.
 
 pub mod align;
 pub mod backend;
