@@ -3,7 +3,7 @@
 //!
 //! It is the fallback where io_uring cannot be set up and the only backend on
 //! macOS and Windows (there the file is opened with F_NOCACHE or
-//! FILE_FLAG_NO_BUFFERING, see [`OpenFile`](crate::OpenFile)). Costs a thread hop per read; in
+//! FILE_FLAG_NO_BUFFERING, see [`crate::OpenFile`]). Costs a thread hop per read; in
 //! exchange it needs nothing from the kernel beyond `pread`.
 
 use std::collections::VecDeque;
