@@ -4,6 +4,7 @@
 //! Generated text goes to stdout; everything else (mode line, progress,
 //! telemetry, warnings) goes to stderr.
 
+mod iobench;
 mod selfcheck;
 
 use std::io::Write;
@@ -22,6 +23,8 @@ struct Cli {
 enum Command {
     /// Compute a small quantised graph with the linked ggml and check it against plain Rust.
     Selfcheck(selfcheck::Args),
+    /// Measure the read engine (or mmap) on a file: MiB/s, IOPS, latency p50/p99.
+    Iobench(iobench::Args),
 }
 
 /// The long `--version` text: version, git revision, ggml version, CPU features.
@@ -44,6 +47,7 @@ fn run() -> anyhow::Result<()> {
     let cli = Cli::from_arg_matches(&matches)?;
     match cli.command {
         Command::Selfcheck(args) => selfcheck::run(args),
+        Command::Iobench(args) => iobench::run(args),
     }
 }
 

@@ -1,0 +1,149 @@
+//! A fault-injecting backend wrapper, for tests: short reads, errors and delays
+//! on chosen reads, injected below the engine so they travel the same path real
+//! faults do.
+//!
+//! Faults are keyed by the ordinal of the op pushed (1-based, counting the
+//! engine's continuations and retries too). Every op pushed is logged, so a test
+//! can see that a short read really was continued.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::backend::{Backend, Completion, FileId, Op};
+use crate::error::{OsError, Result};
+use crate::file::OpenFile;
+
+/// What to do to one op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Report at most `keep` bytes (at least 1) as read. The read itself is issued
+    /// whole (a shortened O_DIRECT read would be refused as misaligned); the
+    /// engine must then continue from byte `keep` as after a real short read.
+    Short { keep: usize },
+    /// Do not read; complete with this errno (EIO, EINTR, EAGAIN, ...).
+    Errno(i32),
+    /// Read normally, but report the completion no earlier than this after the push.
+    Delay(Duration),
+}
+
+/// Wraps a backend and injects [`Fault`]s.
+#[derive(Debug)]
+pub struct FaultBackend {
+    inner: Box<dyn Backend>,
+    plan: HashMap<u64, Fault>,
+    pushed: u64,
+    synthetic: Vec<Completion>,
+    delay_until: HashMap<u64, Instant>,
+    short: HashMap<u64, usize>,
+    held: Vec<(Instant, Completion)>,
+    log: Arc<Mutex<Vec<Op>>>,
+}
+
+impl FaultBackend {
+    /// Wraps `inner`; `plan` maps op ordinals (1-based) to faults.
+    pub fn new(inner: Box<dyn Backend>, plan: impl IntoIterator<Item = (u64, Fault)>) -> Self {
+        Self {
+            inner,
+            plan: plan.into_iter().collect(),
+            pushed: 0,
+            synthetic: Vec::new(),
+            delay_until: HashMap::new(),
+            short: HashMap::new(),
+            held: Vec::new(),
+            log: Arc::default(),
+        }
+    }
+
+    /// Every op pushed so far, as issued to the wrapped backend (before faults).
+    pub fn log(&self) -> Arc<Mutex<Vec<Op>>> {
+        Arc::clone(&self.log)
+    }
+
+    fn release_due(&mut self, out: &mut Vec<Completion>) -> usize {
+        let now = Instant::now();
+        let before = out.len();
+        self.held.retain(|&(t, c)| {
+            if t <= now {
+                out.push(c);
+                false
+            } else {
+                true
+            }
+        });
+        out.len() - before
+    }
+}
+
+impl Backend for FaultBackend {
+    fn name(&self) -> &'static str {
+        "fault"
+    }
+
+    fn fixed_buffers(&self) -> bool {
+        self.inner.fixed_buffers()
+    }
+
+    fn add_file(&mut self, id: FileId, file: Arc<OpenFile>) -> Result<()> {
+        self.inner.add_file(id, file)
+    }
+
+    unsafe fn push(&mut self, op: Op) {
+        self.pushed += 1;
+        self.log.lock().unwrap_or_else(|e| e.into_inner()).push(op);
+        match self.plan.get(&self.pushed).copied() {
+            Some(Fault::Errno(e)) => self.synthetic.push(Completion { tag: op.tag, result: Err(OsError(e)) }),
+            Some(Fault::Short { keep }) => {
+                self.short.insert(op.tag, keep.max(1));
+                // SAFETY: forwarded unchanged under the caller's contract.
+                unsafe { self.inner.push(op) }
+            }
+            Some(Fault::Delay(d)) => {
+                self.delay_until.insert(op.tag, Instant::now() + d);
+                // SAFETY: forwarded unchanged under the caller's contract.
+                unsafe { self.inner.push(op) }
+            }
+            // SAFETY: forwarded unchanged under the caller's contract.
+            None => unsafe { self.inner.push(op) },
+        }
+    }
+
+    fn submit(&mut self) -> Result<(), OsError> {
+        self.inner.submit()
+    }
+
+    fn reap(&mut self, wait: bool, out: &mut Vec<Completion>) -> Result<(), OsError> {
+        let before = out.len();
+        loop {
+            out.append(&mut self.synthetic);
+            self.release_due(out);
+            let block = wait && out.len() == before && self.held.is_empty() && self.inner.in_flight() > 0;
+            let mut fresh = Vec::new();
+            self.inner.reap(block, &mut fresh)?;
+            for mut c in fresh {
+                if let (Some(keep), Ok(n)) = (self.short.remove(&c.tag), c.result) {
+                    c.result = Ok(n.min(keep));
+                }
+                match self.delay_until.remove(&c.tag) {
+                    Some(t) => self.held.push((t, c)),
+                    None => out.push(c),
+                }
+            }
+            self.release_due(out);
+            if !wait || out.len() > before || self.in_flight() == 0 {
+                return Ok(());
+            }
+            if self.inner.in_flight() == 0 {
+                if let Some(t) = self.held.iter().map(|h| h.0).min() {
+                    std::thread::sleep(t.saturating_duration_since(Instant::now()));
+                }
+            } else if !self.held.is_empty() {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.inner.in_flight() + self.synthetic.len() + self.held.len()
+    }
+}
