@@ -21,7 +21,7 @@ impl RopeMode {
     fn raw(self) -> i32 {
         match self {
             RopeMode::Normal => 0,
-            RopeMode::Neox => sys::GGML_ROPE_TYPE_NEOX as i32,
+            RopeMode::Neox => 2, // GGML_ROPE_TYPE_NEOX (a #define, so not in the bindings)
         }
     }
 }
@@ -328,10 +328,9 @@ impl Context {
         let ok_dims = (1..=3).contains(&ne.len()) && nb.len() + 1 == ne.len() && ne.iter().all(|&n| n > 0);
         // Last byte touched: offset + Σ (ne_i − 1)·nb_i + one row of ne0 elements.
         let row = a.ty().row_size(ne.first().copied().unwrap_or(0).max(0) as usize);
-        let extent =
-            ne.iter().skip(1).zip(nb).try_fold(offset.checked_add(row), |acc, (&n, &s)| {
-                Some(acc.and_then(|acc| acc.checked_add((n as usize - 1).checked_mul(s)?)))
-            });
+        let extent = ne.iter().skip(1).zip(nb).try_fold(offset.checked_add(row), |acc, (&n, &s)| {
+            Some(acc.and_then(|acc| acc.checked_add((n as usize - 1).checked_mul(s)?)))
+        });
         let ok = ok_dims && extent.flatten().is_some_and(|e| e <= a.nbytes());
         self.check("view", ok, a, None)?;
         // SAFETY: live tensor; the view lies within a's data (checked above).
@@ -407,7 +406,9 @@ impl Context {
             && nq[3] % nm[3] == 0;
         self.check("flash_attn_ext", ok, q, Some(k))?;
         // SAFETY: live tensors; ggml_flash_attn_ext's assertions checked above.
-        Tensor::from_raw(unsafe { sys::ggml_flash_attn_ext(self.raw(), q.raw(), k.raw(), v.raw(), mask.raw(), scale, 0.0, 0.0) })
+        Tensor::from_raw(unsafe {
+            sys::ggml_flash_attn_ext(self.raw(), q.raw(), k.raw(), v.raw(), mask.raw(), scale, 0.0, 0.0)
+        })
     }
 }
 
@@ -500,6 +501,59 @@ mod tests {
                 let dot: f32 = row.iter().zip(&x).map(|(a, b)| a * b).sum();
                 assert!((got[slot * 2 + r] - dot).abs() < 1e-4);
             }
+        }
+    }
+
+    #[test]
+    fn neox_rope_rotates_halves() {
+        // One head of 4 at position 3: NEOX pairs (0,2) and (1,3) with θ_i = p·base^(−2i/4).
+        let ctx = Context::new(1 << 20).unwrap();
+        let x = [0.5f32, -1.0, 2.0, 0.25];
+        let a = f32_tensor(&ctx, &[4, 1, 1], &x);
+        let pos = ctx.new_tensor(GgmlType::I32, &[1]).unwrap();
+        pos.write_bytes(&3i32.to_le_bytes()).unwrap();
+        let base = 10_000f32;
+        let y = ctx.rope_ext(a, pos, &RopeParams::plain(4, RopeMode::Neox, base)).unwrap();
+        let got = run(&ctx, y);
+        for i in 0..2 {
+            let theta = 3.0 * base.powf(-2.0 * i as f32 / 4.0);
+            let (s, c) = theta.sin_cos();
+            assert!((got[i] - (x[i] * c - x[i + 2] * s)).abs() < 1e-4, "dim {i}");
+            assert!((got[i + 2] - (x[i] * s + x[i + 2] * c)).abs() < 1e-4, "dim {}", i + 2);
+        }
+        let bad_pos = ctx.new_tensor(GgmlType::F32, &[1]).unwrap();
+        assert!(matches!(
+            ctx.rope_ext(a, bad_pos, &RopeParams::plain(4, RopeMode::Neox, base)),
+            Err(Error::Shape { .. })
+        ));
+    }
+
+    #[test]
+    fn flash_attention_matches_softmax_reference() {
+        // One query over three keys, head 32, one head; mask hides key 2. K and V go
+        // through F16 as in a KV cache, hence the tolerance.
+        let d = 32usize;
+        let ctx = Context::new(1 << 20).unwrap();
+        let q: Vec<f32> = (0..d).map(|i| ((i % 7) as f32 - 3.0) / 4.0).collect();
+        let k: Vec<f32> = (0..3 * d).map(|i| ((i * 5 % 9) as f32 - 4.0) / 5.0).collect();
+        let v: Vec<f32> = (0..3 * d).map(|i| ((i * 3 % 11) as f32 - 5.0) / 6.0).collect();
+        let tq = f32_tensor(&ctx, &[d as i64, 1, 1], &q);
+        let tk = f32_tensor(&ctx, &[d as i64, 3, 1], &k);
+        let tv = f32_tensor(&ctx, &[d as i64, 3, 1], &v);
+        let to16 = |t| ctx.cpy(t, ctx.new_tensor(GgmlType::F16, &[d as i64, 3, 1]).unwrap()).unwrap();
+        let mask = ctx.new_tensor(GgmlType::F16, &[3, 1]).unwrap();
+        // f16 0.0, 0.0, -inf
+        mask.write_bytes(&[0u8, 0, 0, 0, 0x00, 0xFC]).unwrap();
+        let scale = 1.0 / (d as f32).sqrt();
+        let out = ctx.flash_attn_ext(tq, to16(tk), to16(tv), mask, scale).unwrap();
+        assert_eq!(out.ne(), [d as i64, 1, 1, 1]);
+        let got = run(&ctx, out);
+        let s: Vec<f32> = (0..2).map(|j| (0..d).map(|i| q[i] * k[j * d + i]).sum::<f32>() * scale).collect();
+        let m = s[0].max(s[1]);
+        let (e0, e1) = ((s[0] - m).exp(), (s[1] - m).exp());
+        for i in 0..d {
+            let want = (e0 * v[i] + e1 * v[d + i]) / (e0 + e1);
+            assert!((got[i] - want).abs() < 5e-3, "dim {i}: {} vs {want}", got[i]);
         }
     }
 }
