@@ -10,9 +10,11 @@
 //! not thread-safe), so tensors never cross threads. Computation is synchronous:
 //! [`ThreadPool::compute`] returns only when every worker is done with the graph.
 
+mod ops;
 mod selfcheck;
 mod types;
 
+pub use ops::{RopeMode, RopeParams};
 pub use selfcheck::{self_check, SelfCheck};
 pub use types::GgmlType;
 
