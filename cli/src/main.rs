@@ -4,7 +4,9 @@
 //! Generated text goes to stdout; everything else (mode line, progress,
 //! telemetry, warnings) goes to stderr.
 
+mod inspect;
 mod selfcheck;
+mod synth;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -22,6 +24,10 @@ struct Cli {
 enum Command {
     /// Compute a small quantised graph with the linked ggml and check it against plain Rust.
     Selfcheck(selfcheck::Args),
+    /// Write a synthetic MoE GGUF model (random weights, a real model's format and shape).
+    Synth(synth::Args),
+    /// Show a model's shape, dense and expert bytes, entry size per layer and token cycle.
+    Inspect(inspect::Args),
 }
 
 /// The long `--version` text: version, git revision, ggml version, CPU features.
@@ -44,6 +50,8 @@ fn run() -> anyhow::Result<()> {
     let cli = Cli::from_arg_matches(&matches)?;
     match cli.command {
         Command::Selfcheck(args) => selfcheck::run(args),
+        Command::Synth(args) => synth::run(args),
+        Command::Inspect(args) => inspect::run(args),
     }
 }
 
