@@ -30,7 +30,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let types: serde_json::Map<String, serde_json::Value> = idx
         .types_by_kind()
         .into_iter()
-        .map(|(kind, tys)| (kind, json!(tys.into_iter().map(|(t, n)| (t.to_string(), json!(n))).collect::<serde_json::Map<_, _>>())))
+        .map(|(kind, tys)| {
+            (kind, json!(tys.into_iter().map(|(t, n)| (t.to_string(), json!(n))).collect::<serde_json::Map<_, _>>()))
+        })
         .collect();
     let mut out = json!({
         "arch": idx.arch.name,

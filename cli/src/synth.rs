@@ -66,7 +66,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             eta
         );
     };
-    let paths = synth::write(&o, &args.output, &mut progress).with_context(|| format!("writing {}", args.output.display()))?;
+    let paths =
+        synth::write(&o, &args.output, &mut progress).with_context(|| format!("writing {}", args.output.display()))?;
     if !quiet {
         eprintln!();
     }
@@ -84,8 +85,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     if o.route_skew > 0.0 {
         let p = synth::skew::measure(&o.shape, o.seed, o.route_skew, 0, 2000);
-        let curve: Vec<String> =
-            [0.05, 0.1, 0.2, 0.3, 0.5].iter().map(|&f| format!("{:.0}%:{:.1}%", f * 100.0, p.hit_rate(f) * 100.0)).collect();
+        let curve: Vec<String> = [0.05, 0.1, 0.2, 0.3, 0.5]
+            .iter()
+            .map(|&f| format!("{:.0}%:{:.1}%", f * 100.0, p.hit_rate(f) * 100.0))
+            .collect();
         eprintln!(
             "synth: route-skew {}: measured on layer 0's router with {} random hidden vectors at top-{}: ideal static-cache hit rate by cached share of experts {}",
             o.route_skew,

@@ -77,7 +77,10 @@ fn expert_ranges_are_slices_of_the_stacked_tensors() {
         assert_eq!(r.iter().map(|(p, _)| *p).collect::<Vec<_>>(), vec![Proj::Gate, Proj::Up, Proj::Down]);
         let (_, d) = r[2];
         assert_eq!((d.offset, d.len), (down.offset + u64::from(e) * per, per));
-        assert_eq!(read_at(path, d.offset, d.len), whole[(u64::from(e) * per) as usize..((u64::from(e) + 1) * per) as usize]);
+        assert_eq!(
+            read_at(path, d.offset, d.len),
+            whole[(u64::from(e) * per) as usize..((u64::from(e) + 1) * per) as usize]
+        );
     }
     assert!(idx.expert_ranges(1, 8).is_none());
     assert!(idx.expert_ranges(9, 0).is_none());
@@ -107,7 +110,10 @@ fn split_model_resolves_every_tensor_to_its_shard_and_bytes() {
     let r = split.expert_ranges(3, 5).unwrap();
     let rw = whole.expert_ranges(3, 5).unwrap();
     for ((_, a), (_, b)) in r.iter().zip(&rw) {
-        assert_eq!(read_at(&split.file.shards[a.shard].path, a.offset, a.len), read_at(&whole.file.shards[0].path, b.offset, b.len));
+        assert_eq!(
+            read_at(&split.file.shards[a.shard].path, a.offset, a.len),
+            read_at(&whole.file.shards[0].path, b.offset, b.len)
+        );
     }
 }
 
@@ -143,7 +149,11 @@ fn malformed_files_give_typed_errors() {
     assert_eq!(h.version, 3);
 
     // Truncated header: the file ends inside the fixed header.
-    assert!(matches!(parse(&good[..20]), Err(Error::Truncated { offset: 16, need: 8, .. })), "{:?}", parse(&good[..20]));
+    assert!(
+        matches!(parse(&good[..20]), Err(Error::Truncated { offset: 16, need: 8, .. })),
+        "{:?}",
+        parse(&good[..20])
+    );
     // Wrong magic.
     let mut b = good.clone();
     b[..4].copy_from_slice(b"GGML");
@@ -174,7 +184,10 @@ fn malformed_files_give_typed_errors() {
     }
     // A header cut inside the tokenizer array: its element count no longer fits.
     let mid = &good[..(h.data_offset / 2) as usize];
-    assert!(matches!(parse(mid), Err(Error::AbsurdCount { .. } | Error::Truncated { .. } | Error::StringPastEof { .. })));
+    assert!(matches!(
+        parse(mid),
+        Err(Error::AbsurdCount { .. } | Error::Truncated { .. } | Error::StringPastEof { .. })
+    ));
 }
 
 /// Locates tensor `name`'s info in the raw header: returns the offset of its n_dims field.
@@ -250,5 +263,7 @@ fn synth_is_deterministic_in_the_seed() {
     assert_eq!(sizes(&ha), sizes(&hc));
     let ta = ha.tensor("blk.0.ffn_gate_exps.weight").unwrap();
     let tc = hc.tensor("blk.0.ffn_gate_exps.weight").unwrap();
-    assert!(a[ta.offset as usize..(ta.offset + ta.size) as usize] != c[tc.offset as usize..(tc.offset + tc.size) as usize]);
+    assert!(
+        a[ta.offset as usize..(ta.offset + ta.size) as usize] != c[tc.offset as usize..(tc.offset + tc.size) as usize]
+    );
 }

@@ -48,7 +48,9 @@ pub enum Error {
     #[error("gguf: absurd {what} count {count} at offset {offset}: needs at least {min_bytes} bytes, only {remaining} left in the file")]
     AbsurdCount { what: String, count: u64, offset: u64, min_bytes: u128, remaining: u64 },
     /// A string whose declared length runs past the end of the file.
-    #[error("gguf: {what}: string of {len} bytes at offset {offset} runs past the end of the file ({remaining} bytes left)")]
+    #[error(
+        "gguf: {what}: string of {len} bytes at offset {offset} runs past the end of the file ({remaining} bytes left)"
+    )]
     StringPastEof { what: String, len: u64, offset: u64, remaining: u64 },
     /// A string that is not UTF-8.
     #[error("gguf: {what}: string at offset {offset} is not valid UTF-8")]

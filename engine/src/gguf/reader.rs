@@ -114,7 +114,11 @@ pub fn parse<R: Read>(src: R, file_len: u64) -> Result<GgufHeader> {
         let key = r.string("key")?;
         let ty_off = r.pos;
         let ty_raw = r.u32("value type")?;
-        let ty = ValueType::from_raw(ty_raw).ok_or_else(|| Error::UnknownValueType { key: key.clone(), ty: ty_raw, offset: ty_off })?;
+        let ty = ValueType::from_raw(ty_raw).ok_or_else(|| Error::UnknownValueType {
+            key: key.clone(),
+            ty: ty_raw,
+            offset: ty_off,
+        })?;
         let value = r.value(&key, ty)?;
         if !metadata.insert(key.clone(), value) {
             return Err(Error::DuplicateKey { key });
@@ -160,8 +164,8 @@ pub fn parse<R: Read>(src: R, file_len: u64) -> Result<GgufHeader> {
         tensors.push(TensorInfo { name, dims, ty, rel_offset, offset: 0, size });
     }
 
-    let data_offset = super::align_up(r.pos, alignment)
-        .ok_or_else(|| Error::Overflow { what: "data section offset".into() })?;
+    let data_offset =
+        super::align_up(r.pos, alignment).ok_or_else(|| Error::Overflow { what: "data section offset".into() })?;
     for t in &mut tensors {
         let start = data_offset.checked_add(t.rel_offset);
         let end = start.map(|s| u128::from(s) + u128::from(t.size));
@@ -286,8 +290,11 @@ impl<R: Read> Cursor<R> {
             ValueType::Array => {
                 let ty_off = self.pos;
                 let raw = self.u32(key)?;
-                let elem =
-                    ValueType::from_raw(raw).ok_or_else(|| Error::UnknownValueType { key: key.to_string(), ty: raw, offset: ty_off })?;
+                let elem = ValueType::from_raw(raw).ok_or_else(|| Error::UnknownValueType {
+                    key: key.to_string(),
+                    ty: raw,
+                    offset: ty_off,
+                })?;
                 if elem == ValueType::Array {
                     return Err(Error::NestedArray { key: key.to_string() });
                 }

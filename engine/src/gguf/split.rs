@@ -115,7 +115,11 @@ pub fn open_model(path: &Path) -> Result<GgufModel> {
     }
     let paths = if count == 1 { vec![path.to_path_buf()] } else { shard_paths(path, count)? };
     if let Some(missing) = paths.iter().position(|p| !p.exists()) {
-        return Err(Error::MissingShard { index: missing as u32 + 1, count, path: paths[missing].display().to_string() });
+        return Err(Error::MissingShard {
+            index: missing as u32 + 1,
+            count,
+            path: paths[missing].display().to_string(),
+        });
     }
     let mut shards = vec![Shard { path: paths[0].clone(), header: first }];
     for (i, p) in paths.iter().enumerate().skip(1) {

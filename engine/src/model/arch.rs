@@ -145,7 +145,11 @@ impl Keys<'_> {
         let v = self.get(k)?;
         let n = v.as_u64().ok_or_else(|| Error::KeyType { key: self.key(k), expected: "a non-negative integer" })?;
         if n == 0 || n > max {
-            return Err(Error::BadParam { key: self.key(k), value: n.to_string(), why: format!("must be in 1..={max}") });
+            return Err(Error::BadParam {
+                key: self.key(k),
+                value: n.to_string(),
+                why: format!("must be in 1..={max}"),
+            });
         }
         Ok(n)
     }
@@ -161,7 +165,11 @@ impl Keys<'_> {
         let v = self.get(k)?;
         let x = v.as_f64().ok_or_else(|| Error::KeyType { key: self.key(k), expected: "a number" })?;
         if !x.is_finite() || x <= 0.0 {
-            return Err(Error::BadParam { key: self.key(k), value: x.to_string(), why: "must be finite and positive".into() });
+            return Err(Error::BadParam {
+                key: self.key(k),
+                value: x.to_string(),
+                why: "must be finite and positive".into(),
+            });
         }
         Ok(x)
     }
@@ -179,9 +187,7 @@ impl TryFrom<&Metadata> for Qwen3MoeParams {
         let arch = "qwen3moe";
         match m.get_str("general.architecture") {
             Some(a) if a == arch => {}
-            other => {
-                return Err(Error::WrongArch { expected: arch, found: other.unwrap_or("<missing>").to_string() })
-            }
+            other => return Err(Error::WrongArch { expected: arch, found: other.unwrap_or("<missing>").to_string() }),
         }
         let k = Keys { m, arch };
         for key in QWEN3MOE_KEYS {
@@ -218,7 +224,11 @@ impl TryFrom<&Metadata> for Qwen3MoeParams {
             n_expert_used,
             n_ff_exp: k.uint("expert_feed_forward_length", MAX_DIM)?,
             rms_eps: k.float("attention.layer_norm_rms_epsilon")?,
-            rope_freq_base: if m.get(&k.key("rope.freq_base")).is_some() { k.float("rope.freq_base")? } else { 10_000.0 },
+            rope_freq_base: if m.get(&k.key("rope.freq_base")).is_some() {
+                k.float("rope.freq_base")?
+            } else {
+                10_000.0
+            },
         })
     }
 }

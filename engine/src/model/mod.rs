@@ -159,7 +159,14 @@ impl ModelIndex {
                 // The reader checked ne0 is whole blocks and offset + size <= file length,
                 // and size = n_expert × this.
                 let bytes_per_expert = t.row_bytes() * ne1;
-                tensors.push(ExpertTensor { proj, name: n.clone(), ty: t.ty, shard: t.shard, offset: t.offset, bytes_per_expert });
+                tensors.push(ExpertTensor {
+                    proj,
+                    name: n.clone(),
+                    ty: t.ty,
+                    shard: t.shard,
+                    offset: t.offset,
+                    bytes_per_expert,
+                });
                 expert_names.insert(n);
             }
             layers.push(MoeLayer { layer: l, n_expert: shape.n_expert, tensors });

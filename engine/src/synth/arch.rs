@@ -35,14 +35,25 @@ pub struct TensorSpec {
 }
 
 /// Every architecture the generator can write.
-pub static SYNTH_ARCHS: &[SynthArch] = &[SynthArch { name: "qwen3moe", tensors: qwen3moe_tensors, metadata: qwen3moe_metadata }];
+pub static SYNTH_ARCHS: &[SynthArch] =
+    &[SynthArch { name: "qwen3moe", tensors: qwen3moe_tensors, metadata: qwen3moe_metadata }];
 
 fn qwen3moe_tensors(s: &Shape) -> Vec<TensorSpec> {
     let q = s.n_head * s.head_dim;
     let kv = s.n_head_kv * s.head_dim;
-    let mut v = vec![TensorSpec { name: "token_embd.weight".into(), dims: vec![s.n_embd, s.n_vocab], role: Role::TokenEmbd, layer: None }];
+    let mut v = vec![TensorSpec {
+        name: "token_embd.weight".into(),
+        dims: vec![s.n_embd, s.n_vocab],
+        role: Role::TokenEmbd,
+        layer: None,
+    }];
     for l in 0..s.n_layer {
-        let t = |base: &str, dims: Vec<u64>, role| TensorSpec { name: format!("blk.{l}.{base}.weight"), dims, role, layer: Some(l) };
+        let t = |base: &str, dims: Vec<u64>, role| TensorSpec {
+            name: format!("blk.{l}.{base}.weight"),
+            dims,
+            role,
+            layer: Some(l),
+        };
         v.extend([
             t("attn_norm", vec![s.n_embd], Role::Norm),
             t("attn_q", vec![s.n_embd, q], Role::AttnQ),
@@ -59,7 +70,12 @@ fn qwen3moe_tensors(s: &Shape) -> Vec<TensorSpec> {
         ]);
     }
     v.push(TensorSpec { name: "output_norm.weight".into(), dims: vec![s.n_embd], role: Role::Norm, layer: None });
-    v.push(TensorSpec { name: "output.weight".into(), dims: vec![s.n_embd, s.n_vocab], role: Role::Output, layer: None });
+    v.push(TensorSpec {
+        name: "output.weight".into(),
+        dims: vec![s.n_embd, s.n_vocab],
+        role: Role::Output,
+        layer: None,
+    });
     v
 }
 

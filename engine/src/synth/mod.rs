@@ -301,9 +301,13 @@ pub fn plan(o: &Options) -> Result<Plan> {
             }
             h.kv("tokenizer.ggml.model", Value::String("gpt2".into()));
             h.kv("tokenizer.ggml.pre", Value::String("qwen2".into()));
-            let strings = |v: &[String]| Value::Array(ValueType::String, v.iter().cloned().map(Value::String).collect());
+            let strings =
+                |v: &[String]| Value::Array(ValueType::String, v.iter().cloned().map(Value::String).collect());
             h.kv("tokenizer.ggml.tokens", strings(&vocab.tokens));
-            h.kv("tokenizer.ggml.token_type", Value::Array(ValueType::I32, vocab.types.iter().map(|&t| Value::I32(t)).collect()));
+            h.kv(
+                "tokenizer.ggml.token_type",
+                Value::Array(ValueType::I32, vocab.types.iter().map(|&t| Value::I32(t)).collect()),
+            );
             h.kv("tokenizer.ggml.merges", strings(&vocab.merges));
             h.kv("tokenizer.ggml.bos_token_id", Value::U32(vocab.bos));
             h.kv("tokenizer.ggml.eos_token_id", Value::U32(vocab.eos));

@@ -49,8 +49,12 @@ pub fn build(n_vocab: usize, seed: u64) -> Vocab {
     let mut merges = Vec::new();
     // A few merges every English text hits first, then random ones.
     let space = byte_to_unicode(b' ');
-    let mut wanted: Vec<(String, String)> = ["t", "a", "s", "w", "o", "i", "c"].iter().map(|c| (space.to_string(), c.to_string())).collect();
-    wanted.extend([("h", "e"), ("i", "n"), ("r", "e"), ("o", "n"), ("e", "r"), ("a", "n")].map(|(a, b)| (a.to_string(), b.to_string())));
+    let mut wanted: Vec<(String, String)> =
+        ["t", "a", "s", "w", "o", "i", "c"].iter().map(|c| (space.to_string(), c.to_string())).collect();
+    wanted.extend(
+        [("h", "e"), ("i", "n"), ("r", "e"), ("o", "n"), ("e", "r"), ("a", "n")]
+            .map(|(a, b)| (a.to_string(), b.to_string())),
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x766f_6361_6200);
     let n_merges = n_vocab - 256 - n_special;
     let mut i = 0;
