@@ -111,3 +111,12 @@ fn generated_blocks_dequantize_to_the_requested_scale() {
         }
     }
 }
+
+/// A big synthetic model (e.g. `qwen3-30b-a3b` q4_k_m) loads and generates in llama.cpp:
+/// `BMOE_BIG_MODEL=models/qwen3-30b-a3b-q4_k_m.gguf cargo test -p bmoe-engine --test synth_llama -- --ignored`.
+#[test]
+#[ignore = "needs a big synthetic model; set BMOE_BIG_MODEL"]
+fn big_synthetic_model_generates_in_llama_cpp() {
+    let path = std::env::var("BMOE_BIG_MODEL").expect("BMOE_BIG_MODEL=path to a synthetic model");
+    assert_eq!(llama_generate(std::path::Path::new(&path), "Hello", 3).len(), 3);
+}
