@@ -5,7 +5,9 @@
 //! telemetry, warnings) goes to stderr.
 
 mod iobench;
+mod inspect;
 mod selfcheck;
+mod synth;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -25,6 +27,10 @@ enum Command {
     Selfcheck(selfcheck::Args),
     /// Measure the read engine (or mmap) on a file: MiB/s, IOPS, latency p50/p99.
     Iobench(iobench::Args),
+    /// Write a synthetic MoE GGUF model (random weights, a real model's format and shape).
+    Synth(synth::Args),
+    /// Show a model's shape, dense and expert bytes, entry size per layer and token cycle.
+    Inspect(inspect::Args),
 }
 
 /// The long `--version` text: version, git revision, ggml version, CPU features.
@@ -48,6 +54,8 @@ fn run() -> anyhow::Result<()> {
     match cli.command {
         Command::Selfcheck(args) => selfcheck::run(args),
         Command::Iobench(args) => iobench::run(args),
+        Command::Synth(args) => synth::run(args),
+        Command::Inspect(args) => inspect::run(args),
     }
 }
 

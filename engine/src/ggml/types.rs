@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+#[cfg(feature = "ffi")]
 use bmoe_ggml_sys as sys;
 
 macro_rules! ggml_types {
@@ -88,6 +89,7 @@ ggml_types! {
 
 impl GgmlType {
     /// The raw `ggml_type` value for FFI.
+    #[cfg(feature = "ffi")]
     pub fn raw(self) -> sys::ggml_type {
         self as u32 as sys::ggml_type
     }
@@ -120,7 +122,7 @@ impl fmt::Display for GgmlType {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ffi"))]
 mod tests {
     use super::*;
 

@@ -1,0 +1,110 @@
+//! `bmoe inspect`: what the streamer will see in a model: shape, dense and expert bytes,
+//! entry size per layer, worst-case token cycle, types by tensor kind, shards.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use bmoe::engine::model::ModelIndex;
+use serde_json::json;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The model (the first shard of a split model).
+    model: PathBuf,
+    /// One JSON object on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also report the token cycle at this top-k (default: the model's own k).
+    #[arg(long)]
+    k: Option<u32>,
+}
+
+const MIB: f64 = (1u64 << 20) as f64;
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let idx = ModelIndex::open(&args.model).with_context(|| format!("indexing {}", args.model.display()))?;
+    let shape = idx.shape();
+    let k = shape.n_expert_used;
+    let entries = idx.entry_bytes();
+    let widest = idx.widest_layer();
+    let types: serde_json::Map<String, serde_json::Value> = idx
+        .types_by_kind()
+        .into_iter()
+        .map(|(kind, tys)| {
+            (kind, json!(tys.into_iter().map(|(t, n)| (t.to_string(), json!(n))).collect::<serde_json::Map<_, _>>()))
+        })
+        .collect();
+    let mut out = json!({
+        "arch": idx.arch.name,
+        "n_layer": shape.n_layer,
+        "n_moe_layer": idx.layers.len(),
+        "n_expert": shape.n_expert,
+        "n_expert_used": k,
+        "n_embd": shape.n_embd,
+        "n_ff_exp": shape.n_ff_exp,
+        "file_bytes": idx.file.file_bytes(),
+        "dense_bytes": idx.dense_bytes(),
+        "expert_bytes": idx.expert_bytes(),
+        "entry_bytes": entries,
+        "cycle_bytes": idx.cycle_bytes(k),
+        "cycle_mib": idx.cycle_bytes(k) as f64 / MIB,
+        "widest_layer": widest.map(|l| l.layer),
+        "widest_entry_bytes": widest.map(|l| l.entry_bytes()),
+        "types": types,
+        "shards": idx.file.shards.iter().map(|s| json!({"path": s.path.display().to_string(), "bytes": s.header.file_len, "tensors": s.header.tensors.len()})).collect::<Vec<_>>(),
+    });
+    if let Some(kk) = args.k {
+        out["cycle_k"] = json!(kk);
+        out["cycle_mib_at_k"] = json!(idx.cycle_bytes(kk) as f64 / MIB);
+    }
+    if args.json {
+        println!("{out}");
+        return Ok(());
+    }
+    println!("model:   {}", args.model.display());
+    println!(
+        "arch:    {}  layers {} ({} MoE)  experts {}  top-k {}  n_embd {}  expert ffn {}",
+        idx.arch.name,
+        shape.n_layer,
+        idx.layers.len(),
+        shape.n_expert,
+        k,
+        shape.n_embd,
+        shape.n_ff_exp
+    );
+    println!(
+        "bytes:   file {} ({:.2} GB)  dense {} ({:.1} MiB)  experts {} ({:.1} MiB)",
+        idx.file.file_bytes(),
+        idx.file.file_bytes() as f64 / 1e9,
+        idx.dense_bytes(),
+        idx.dense_bytes() as f64 / MIB,
+        idx.expert_bytes(),
+        idx.expert_bytes() as f64 / MIB
+    );
+    let mut sizes: Vec<(u64, usize)> = Vec::new();
+    for &e in &entries {
+        match sizes.iter_mut().find(|(s, _)| *s == e) {
+            Some((_, n)) => *n += 1,
+            None => sizes.push((e, 1)),
+        }
+    }
+    let sizes: Vec<String> = sizes.iter().map(|(s, n)| format!("{n} layers × {s} B")).collect();
+    println!("entry:   {}", sizes.join(", "));
+    if let Some(w) = widest {
+        println!("widest:  layer {} ({} B per entry)", w.layer, w.entry_bytes());
+    }
+    println!("cycle:   {:.1} MiB at k={k} (Σ layers min(k, n_expert) × entry)", idx.cycle_bytes(k) as f64 / MIB);
+    if let Some(kk) = args.k {
+        println!("cycle:   {:.1} MiB at k={kk}", idx.cycle_bytes(kk) as f64 / MIB);
+    }
+    println!("types:");
+    for (kind, tys) in idx.types_by_kind() {
+        let t: Vec<String> = tys.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
+        println!("  {kind:<28} {}", t.join(", "));
+    }
+    println!("shards:  {}", idx.file.shards.len());
+    for s in &idx.file.shards {
+        println!("  {} ({} bytes, {} tensors)", s.path.display(), s.header.file_len, s.header.tensors.len());
+    }
+    Ok(())
+}

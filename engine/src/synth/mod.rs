@@ -1,0 +1,462 @@
+//! Synthetic MoE models: real GGUF files (llama.cpp loads and runs them) with random weights,
+//! a small byte-level tokenizer, a chosen architecture, shape, quantisation and seed.
+//!
+//! Weights are generated in their final encoding (see [`blocks`]), never quantised from f32,
+//! and streamed to disk tensor by tensor through a large buffered writer, so a real model's
+//! shape (18 GB) is written at disk speed. Every tensor draws from its own ChaCha8 stream
+//! (seed, tensor index): the bytes depend only on `--seed` and the options, not on chunking
+//! or on how the model is split into shards. The `q4_k_m` mix follows llama.cpp's quantizer
+//! (`llama-quant.cpp`) so the bytes per expert equal those of the real model's Q4_K_M file.
+
+mod arch;
+pub mod blocks;
+pub mod skew;
+pub mod vocab;
+
+pub use arch::{Role, TensorSpec, SYNTH_ARCHS};
+
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::ggml::GgmlType;
+use crate::gguf::{split_name, HeaderWriter, Value, ValueType};
+
+/// Why a synthetic model could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("synth: unknown architecture `{0}` (known: {known})", known = SYNTH_ARCHS.iter().map(|a| a.name).collect::<Vec<_>>().join(", "))]
+    UnknownArch(String),
+    #[error("synth: unknown shape `{0}` (known: {known})", known = PRESETS.join(", "))]
+    UnknownShape(String),
+    #[error("synth: unknown quantisation `{0}` (known: f32, f16, q8_0, q4_k_m)")]
+    UnknownQuant(String),
+    #[error("synth: tensor `{name}`: row of {ne0} is not a multiple of {ty}'s block of {block}")]
+    Shape { name: String, ne0: u64, ty: GgmlType, block: usize },
+    #[error("synth: cannot split {n_tensors} tensors into {split} shards")]
+    Split { split: u32, n_tensors: usize },
+    #[error("synth: --route-skew must be finite and >= 0, got {0}")]
+    Skew(f32),
+    #[error("synth: writing {path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}
+
+/// Result alias of the generator.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An architecture's generator entry: its tensors and metadata as functions of a shape.
+#[derive(Debug)]
+pub struct SynthArch {
+    pub name: &'static str,
+    pub tensors: fn(&Shape) -> Vec<TensorSpec>,
+    pub metadata: fn(&Shape) -> Vec<(String, Value)>,
+}
+
+/// A model shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    pub n_layer: u32,
+    pub n_embd: u64,
+    /// Dense FFN size recorded in metadata (`feed_forward_length`).
+    pub n_ff: u64,
+    pub n_ff_exp: u64,
+    pub n_expert: u64,
+    pub n_expert_used: u64,
+    pub n_head: u64,
+    pub n_head_kv: u64,
+    pub head_dim: u64,
+    pub n_vocab: u64,
+    pub n_ctx: u64,
+    pub rope_base: f32,
+    pub rms_eps: f32,
+}
+
+/// The preset shape names.
+pub const PRESETS: &[&str] = &["tiny", "small", "qwen3-30b-a3b"];
+
+/// The shape of preset `name`.
+pub fn preset(name: &str) -> Option<Shape> {
+    Some(match name {
+        // ~4 MiB at q4_k_m: for tests.
+        "tiny" => Shape {
+            n_layer: 4,
+            n_embd: 256,
+            n_ff: 512,
+            n_ff_exp: 256,
+            n_expert: 8,
+            n_expert_used: 2,
+            n_head: 4,
+            n_head_kv: 2,
+            head_dim: 64,
+            n_vocab: 512,
+            n_ctx: 4096,
+            rope_base: 1e6,
+            rms_eps: 1e-6,
+        },
+        // ~250 MiB at q4_k_m.
+        "small" => Shape {
+            n_layer: 8,
+            n_embd: 1024,
+            n_ff: 2048,
+            n_ff_exp: 512,
+            n_expert: 32,
+            n_expert_used: 4,
+            n_head: 16,
+            n_head_kv: 4,
+            head_dim: 64,
+            n_vocab: 32000,
+            n_ctx: 8192,
+            rope_base: 1e6,
+            rms_eps: 1e-6,
+        },
+        // Qwen3-30B-A3B as its config.json and llama.cpp's converter have it.
+        "qwen3-30b-a3b" => Shape {
+            n_layer: 48,
+            n_embd: 2048,
+            n_ff: 6144,
+            n_ff_exp: 768,
+            n_expert: 128,
+            n_expert_used: 8,
+            n_head: 32,
+            n_head_kv: 4,
+            head_dim: 128,
+            n_vocab: 151_936,
+            n_ctx: 40_960,
+            rope_base: 1e6,
+            rms_eps: 1e-6,
+        },
+        _ => return None,
+    })
+}
+
+/// A quantisation scheme: one type for everything, or llama.cpp's Q4_K_M mix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quant {
+    F32,
+    F16,
+    Q8_0,
+    Q4KM,
+}
+
+impl FromStr for Quant {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Ok(match s.to_ascii_lowercase().as_str() {
+            "f32" => Quant::F32,
+            "f16" => Quant::F16,
+            "q8_0" => Quant::Q8_0,
+            "q4_k_m" => Quant::Q4KM,
+            _ => return Err(Error::UnknownQuant(s.to_string())),
+        })
+    }
+}
+
+/// llama.cpp's `use_more_bits`: the first and last eighth of the layers, and every third
+/// layer in between, get more bits in the K-quant "_M" mixes.
+pub fn use_more_bits(i_layer: u32, n_layer: u32) -> bool {
+    i_layer < n_layer / 8 || i_layer >= 7 * n_layer / 8 || (i_layer as i64 - i64::from(n_layer / 8)) % 3 == 2
+}
+
+impl Quant {
+    /// `general.file_type` (llama_ftype).
+    pub fn file_type(self) -> u32 {
+        match self {
+            Quant::F32 => 0,
+            Quant::F16 => 1,
+            Quant::Q8_0 => 7,
+            Quant::Q4KM => 15,
+        }
+    }
+
+    /// The type of a tensor with `role` in `layer` of `n_layer`, as llama-quantize picks it
+    /// for a MoE model with more than 8 experts (no 8-expert special cases apply).
+    pub fn tensor_type(self, role: Role, layer: Option<u32>, n_layer: u32) -> GgmlType {
+        if matches!(role, Role::Norm | Role::Router) {
+            return GgmlType::F32;
+        }
+        match self {
+            Quant::F32 => GgmlType::F32,
+            Quant::F16 => GgmlType::F16,
+            Quant::Q8_0 => GgmlType::Q8_0,
+            Quant::Q4KM => {
+                let more = layer.is_some_and(|l| use_more_bits(l, n_layer));
+                match role {
+                    Role::Output => GgmlType::Q6_K,
+                    Role::AttnV | Role::ExpDown if more => GgmlType::Q6_K,
+                    _ => GgmlType::Q4_K,
+                }
+            }
+        }
+    }
+}
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub arch: String,
+    pub shape_name: String,
+    pub shape: Shape,
+    pub quant: Quant,
+    pub seed: u64,
+    /// Number of shard files (1 = a single file).
+    pub split: u32,
+    /// Zipf exponent of planted expert popularity (0 = none).
+    pub route_skew: f32,
+}
+
+impl Options {
+    /// Options for a preset shape.
+    ///
+    /// # Errors
+    /// [`Error::UnknownShape`] / [`Error::UnknownArch`].
+    pub fn new(arch: &str, shape: &str, quant: Quant, seed: u64) -> Result<Self> {
+        synth_arch(arch)?;
+        let s = preset(shape).ok_or_else(|| Error::UnknownShape(shape.to_string()))?;
+        Ok(Self { arch: arch.into(), shape_name: shape.into(), shape: s, quant, seed, split: 1, route_skew: 0.0 })
+    }
+}
+
+fn synth_arch(name: &str) -> Result<&'static SynthArch> {
+    SYNTH_ARCHS.iter().find(|a| a.name == name).ok_or_else(|| Error::UnknownArch(name.to_string()))
+}
+
+/// A tensor in the plan: its spec, type, and index in the whole model.
+#[derive(Clone, Debug)]
+struct Planned {
+    spec: TensorSpec,
+    ty: GgmlType,
+    index: usize,
+}
+
+/// The files to write: one header per shard and the tensors each holds.
+#[derive(Debug)]
+pub struct Plan {
+    shards: Vec<(HeaderWriter, Vec<Planned>)>,
+}
+
+impl Plan {
+    /// Bytes of all files.
+    pub fn total_bytes(&self) -> u64 {
+        self.shards.iter().map(|(h, _)| h.to_bytes().len() as u64 + h.data_len()).sum()
+    }
+
+    /// The headers (one per shard).
+    pub fn headers(&self) -> impl Iterator<Item = &HeaderWriter> {
+        self.shards.iter().map(|(h, _)| h)
+    }
+}
+
+/// Lays out the model: metadata, tokenizer, every tensor's type and offset, and the shards.
+///
+/// # Errors
+/// [`Error::Shape`] if a tensor's rows are not whole blocks of its type; [`Error::Split`].
+pub fn plan(o: &Options) -> Result<Plan> {
+    let arch = synth_arch(&o.arch)?;
+    if !o.route_skew.is_finite() || o.route_skew < 0.0 {
+        return Err(Error::Skew(o.route_skew));
+    }
+    let s = &o.shape;
+    let mut tensors = Vec::new();
+    for (index, spec) in (arch.tensors)(s).into_iter().enumerate() {
+        let ty = o.quant.tensor_type(spec.role, spec.layer, s.n_layer);
+        if spec.dims[0] % ty.block_size() as u64 != 0 {
+            return Err(Error::Shape { name: spec.name, ne0: spec.dims[0], ty, block: ty.block_size() });
+        }
+        tensors.push(Planned { spec, ty, index });
+    }
+    let split = o.split.max(1);
+    if split as usize > tensors.len() {
+        return Err(Error::Split { split, n_tensors: tensors.len() });
+    }
+    let n_tensors = tensors.len();
+    // Contiguous groups of roughly equal bytes, none empty.
+    let size = |p: &Planned| p.spec.dims.iter().product::<u64>() / p.ty.block_size() as u64 * p.ty.type_size() as u64;
+    let total: u64 = tensors.iter().map(size).sum();
+    let mut groups: Vec<Vec<Planned>> = vec![Vec::new(); split as usize];
+    let mut acc = 0u64;
+    for (i, t) in tensors.into_iter().enumerate() {
+        let by_bytes = (u128::from(acc) * u128::from(split) / u128::from(total.max(1))) as usize;
+        // Leave at least one tensor for each later shard.
+        let g = by_bytes.max((split as usize).saturating_sub(n_tensors - i)).min(split as usize - 1);
+        let g = g.max(groups.iter().rposition(|g| !g.is_empty()).unwrap_or(0));
+        acc += size(&t);
+        groups[g].push(t);
+    }
+    let vocab = vocab::build(s.n_vocab as usize, o.seed);
+    let mut shards = Vec::new();
+    for (no, group) in groups.into_iter().enumerate() {
+        let mut h = HeaderWriter::new();
+        if no == 0 {
+            h.kv("general.architecture", Value::String(o.arch.clone()));
+            h.kv("general.name", Value::String(format!("bmoe synthetic {} {}", o.arch, o.shape_name)));
+            h.kv("general.file_type", Value::U32(o.quant.file_type()));
+            h.kv("general.quantization_version", Value::U32(2));
+            for (k, v) in (arch.metadata)(s) {
+                h.kv(&k, v);
+            }
+            h.kv("tokenizer.ggml.model", Value::String("gpt2".into()));
+            h.kv("tokenizer.ggml.pre", Value::String("qwen2".into()));
+            let strings =
+                |v: &[String]| Value::Array(ValueType::String, v.iter().cloned().map(Value::String).collect());
+            h.kv("tokenizer.ggml.tokens", strings(&vocab.tokens));
+            h.kv(
+                "tokenizer.ggml.token_type",
+                Value::Array(ValueType::I32, vocab.types.iter().map(|&t| Value::I32(t)).collect()),
+            );
+            h.kv("tokenizer.ggml.merges", strings(&vocab.merges));
+            h.kv("tokenizer.ggml.bos_token_id", Value::U32(vocab.bos));
+            h.kv("tokenizer.ggml.eos_token_id", Value::U32(vocab.eos));
+            h.kv("tokenizer.ggml.padding_token_id", Value::U32(vocab.bos));
+            h.kv("tokenizer.ggml.add_bos_token", Value::Bool(false));
+            h.kv("bmoe.synth.shape", Value::String(o.shape_name.clone()));
+            h.kv("bmoe.synth.seed", Value::U64(o.seed));
+            h.kv("bmoe.synth.route_skew", Value::F32(o.route_skew));
+        }
+        if split > 1 {
+            h.kv("split.no", Value::U16(no as u16));
+            h.kv("split.count", Value::U16(split as u16));
+            h.kv("split.tensors.count", Value::I32(n_tensors as i32));
+        }
+        for t in &group {
+            h.tensor(&t.spec.name, &t.spec.dims, t.ty);
+        }
+        shards.push((h, group));
+    }
+    Ok(Plan { shards })
+}
+
+/// The shard paths for output `path`: `path` itself, or `PREFIX-0000i-of-0000N.gguf` with
+/// PREFIX `path` without its `.gguf` (or without an `-00001-of-0000N.gguf` already there).
+pub fn output_paths(path: &Path, split: u32) -> Vec<PathBuf> {
+    if split <= 1 {
+        return vec![path.to_path_buf()];
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let suffix = format!("-00001-of-{split:05}.gguf");
+    let prefix = name.strip_suffix(&suffix).or_else(|| name.strip_suffix(".gguf")).unwrap_or(&name).to_string();
+    (0..split).map(|i| path.with_file_name(split_name(&prefix, i, split))).collect()
+}
+
+/// Bytes generated per chunk (whole rows, at least one).
+const CHUNK_BYTES: u64 = 8 << 20;
+
+/// Writes the model to `path` (or its shards) and returns the files written.
+/// `progress(done, total)` is called after every chunk.
+///
+/// # Errors
+/// Any planning error; [`Error::Io`] if a file cannot be written.
+pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<PathBuf>> {
+    let plan = plan(o)?;
+    let total = plan.total_bytes();
+    let paths = output_paths(path, o.split);
+    let s = &o.shape;
+    let embd_sign = skew::direction_sign(o.seed, s.n_embd);
+    let embd_offset = |i: usize| skew::ALPHA * embd_sign[i];
+    let offset = blocks::Offset { row_len: s.n_embd as usize, at: &embd_offset };
+    let mut done = 0u64;
+    let mut buf = Vec::new();
+    for ((header, tensors), p) in plan.shards.iter().zip(&paths) {
+        let io = |source| Error::Io { path: p.display().to_string(), source };
+        let file = File::create(p).map_err(io)?;
+        let mut w = BufWriter::with_capacity(16 << 20, file);
+        let head = header.to_bytes();
+        w.write_all(&head).map_err(io)?;
+        let mut pos = 0u64;
+        for (t, slot) in tensors.iter().zip(header.layout()) {
+            let pad = slot.rel_offset - pos;
+            w.write_all(&vec![0u8; pad as usize]).map_err(io)?;
+            pos += pad;
+            let mut rng = ChaCha8Rng::seed_from_u64(o.seed);
+            rng.set_stream(t.index as u64 + 1);
+            let row_bytes = t.ty.row_size(t.spec.dims[0] as usize) as u64;
+            let rows_per_chunk = (CHUNK_BYTES / row_bytes).max(1);
+            let n_rows = slot.size / row_bytes;
+            let router = (t.spec.role == Role::Router)
+                .then(|| skew::router_weights(s, o.seed, o.route_skew, t.spec.layer.unwrap_or(0)));
+            let mut row = 0;
+            while row < n_rows {
+                let rows = rows_per_chunk.min(n_rows - row);
+                buf.resize((rows * row_bytes) as usize, 0);
+                match t.spec.role {
+                    Role::Norm => {
+                        for c in buf.chunks_exact_mut(4) {
+                            c.copy_from_slice(&1f32.to_le_bytes());
+                        }
+                    }
+                    Role::Router => {
+                        let w = router.as_ref().expect("router weights");
+                        let from = (row * row_bytes / 4) as usize;
+                        for (c, v) in buf.chunks_exact_mut(4).zip(&w[from..]) {
+                            c.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    role => {
+                        let sigma = sigma(role, &t.spec.dims, s.n_layer);
+                        let off = (role == Role::TokenEmbd && o.route_skew > 0.0).then_some(&offset);
+                        blocks::fill(t.ty, &mut buf, sigma, &mut rng, off);
+                    }
+                }
+                w.write_all(&buf).map_err(io)?;
+                row += rows;
+                pos += rows * row_bytes;
+                done += rows * row_bytes;
+                progress(done + head.len() as u64, total);
+            }
+        }
+        w.flush().map_err(io)?;
+        let file = w.into_inner().map_err(|e| io(e.into_error()))?;
+        // Nothing past the last tensor: the file ends where its data does.
+        let end = head.len() as u64 + header.data_len();
+        let mut file = file;
+        debug_assert_eq!(file.stream_position().ok(), Some(end));
+        file.seek(SeekFrom::Start(end)).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        done += head.len() as u64;
+    }
+    progress(total, total);
+    Ok(paths)
+}
+
+/// Standard deviation of a tensor's weights: unit-scale outputs for unit-RMS inputs, with the
+/// residual-branch outputs (attention output, expert down) scaled by 1/√(2·n_layer) so the
+/// residual stream stays O(1) at any depth, and logits of s.d. ≈ 2.
+fn sigma(role: Role, dims: &[u64], n_layer: u32) -> f32 {
+    let fan_in = dims[0] as f32;
+    match role {
+        Role::TokenEmbd => 1.0,
+        Role::Output => 2.0 / fan_in.sqrt(),
+        Role::AttnOut | Role::ExpDown => 1.0 / fan_in.sqrt() / (2.0 * n_layer as f32).sqrt(),
+        _ => 1.0 / fan_in.sqrt(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn use_more_bits_picks_half_of_48_layers() {
+        let more: Vec<u32> = (0..48).filter(|&l| use_more_bits(l, 48)).collect();
+        assert_eq!(more.len(), 24);
+        assert_eq!(&more[..8], &[0, 1, 2, 3, 4, 5, 8, 11]);
+        assert!(more.ends_with(&[38, 41, 42, 43, 44, 45, 46, 47]));
+    }
+
+    #[test]
+    fn split_groups_are_contiguous_and_non_empty() {
+        for split in [1, 2, 3, 7] {
+            let mut o = Options::new("qwen3moe", "tiny", Quant::Q8_0, 1).unwrap();
+            o.split = split;
+            let p = plan(&o).unwrap();
+            assert_eq!(p.shards.len(), split as usize);
+            let idx: Vec<usize> = p.shards.iter().flat_map(|(_, t)| t.iter().map(|t| t.index)).collect();
+            assert_eq!(idx, (0..idx.len()).collect::<Vec<_>>());
+            assert!(p.shards.iter().all(|(_, t)| !t.is_empty()));
+        }
+    }
+}

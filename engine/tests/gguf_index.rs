@@ -1,0 +1,269 @@
+//! The GGUF reader and model index on synthesized tiny models: hand-computed sizes, split
+//! resolution against the unsplit file, and a typed error for each kind of malformed file.
+
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use bmoe_engine::gguf::{self, Error};
+use bmoe_engine::model::{self, ModelIndex, Proj};
+use bmoe_engine::synth::{self, Options, Quant};
+
+fn tiny(dir: &Path, name: &str, quant: Quant, seed: u64, split: u32) -> Vec<PathBuf> {
+    let mut o = Options::new("qwen3moe", "tiny", quant, seed).unwrap();
+    o.split = split;
+    synth::write(&o, &dir.join(name), &mut |_, _| {}).unwrap()
+}
+
+fn read_at(path: &Path, offset: u64, len: u64) -> Vec<u8> {
+    let mut f = fs::File::open(path).unwrap();
+    f.seek(SeekFrom::Start(offset)).unwrap();
+    let mut b = vec![0; len as usize];
+    f.read_exact(&mut b).unwrap();
+    b
+}
+
+#[test]
+fn tiny_q4_k_m_numbers_match_hand_computation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = &tiny(dir.path(), "t.gguf", Quant::Q4KM, 1, 1)[0];
+    let idx = ModelIndex::open(path).unwrap();
+    let s = idx.shape();
+    assert_eq!((s.n_layer, s.n_expert, s.n_expert_used, s.n_embd, s.n_ff_exp), (4, 8, 2, 256, 256));
+    // tiny: n_embd 256, expert ffn 256, 8 experts, top-2, 4 layers.
+    // use_more_bits(l, 4) holds for l = 2 (l % 3 == 2) and l = 3 (l >= 7·4/8): ffn_down Q6_K there.
+    // gate = up = 256 rows × 1 Q4_K block (144 B) = 36_864 B per expert.
+    // down Q4_K: 256 rows × 144 = 36_864; down Q6_K: 256 rows × 210 = 53_760.
+    let q4 = 36_864 * 3; // 110_592
+    let q6 = 36_864 * 2 + 53_760; // 127_488
+    assert_eq!(idx.entry_bytes(), vec![q4, q4, q6, q6]);
+    // cycle at k=2: 2 × (2·110_592 + 2·127_488) = 952_320
+    assert_eq!(idx.cycle_bytes(2), 952_320);
+    assert_eq!(idx.cycle_bytes(100), 8 * (2 * q4 + 2 * q6), "k is capped at n_expert");
+    assert_eq!(idx.expert_bytes(), 8 * (2 * q4 + 2 * q6));
+    assert_eq!(idx.widest_layer().unwrap().layer, 2);
+    // dense: token_embd [256, 512] Q4_K = 512·144 = 73_728; output [256, 512] Q6_K = 512·210 =
+    // 107_520; output_norm 256·4 = 1_024. Per layer: attn_norm 1_024 + attn_q [256,256] Q4_K
+    // 36_864 + attn_k [256,128] 18_432 + attn_v 18_432 (Q4_K) or 26_880 (Q6_K, layers 2, 3)
+    // + attn_output 36_864 + q_norm 256 + k_norm 256 + ffn_norm 1_024 + router [256, 8] f32 8_192.
+    let layer_q4 = 1_024 + 36_864 + 18_432 + 18_432 + 36_864 + 256 + 256 + 1_024 + 8_192; // 121_344
+    let layer_q6 = layer_q4 - 18_432 + 26_880; // 129_792
+    assert_eq!(idx.dense_bytes(), 73_728 + 107_520 + 1_024 + 2 * layer_q4 + 2 * layer_q6);
+    assert_eq!(idx.dense_bytes(), 684_544);
+    // The file is header + dense + experts (+ alignment padding under 32 B per tensor).
+    let file_len = fs::metadata(path).unwrap().len();
+    let data = idx.dense_bytes() + idx.expert_bytes();
+    let header = idx.file.shards[0].header.data_offset;
+    assert!(file_len >= header + data && file_len < header + data + 32 * idx.file.tensors.len() as u64);
+    // Types by kind follow the Q4_K_M mix.
+    let types = idx.types_by_kind();
+    assert_eq!(types["ffn_down_exps.weight"].get("q6_K"), Some(&2));
+    assert_eq!(types["ffn_down_exps.weight"].get("q4_K"), Some(&2));
+    assert_eq!(types["output.weight"].get("q6_K"), Some(&1));
+    assert_eq!(types["token_embd.weight"].get("q4_K"), Some(&1));
+    assert_eq!(types["ffn_gate_inp.weight"].get("f32"), Some(&4));
+}
+
+#[test]
+fn expert_ranges_are_slices_of_the_stacked_tensors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = &tiny(dir.path(), "t.gguf", Quant::Q8_0, 2, 1)[0];
+    let idx = ModelIndex::open(path).unwrap();
+    let down = idx.file.tensor("blk.1.ffn_down_exps.weight").unwrap().clone();
+    let whole = read_at(path, down.offset, down.size);
+    let per = down.size / 8;
+    for e in 0..8 {
+        let r = idx.expert_ranges(1, e).unwrap();
+        assert_eq!(r.iter().map(|(p, _)| *p).collect::<Vec<_>>(), vec![Proj::Gate, Proj::Up, Proj::Down]);
+        let (_, d) = r[2];
+        assert_eq!((d.offset, d.len), (down.offset + u64::from(e) * per, per));
+        assert_eq!(
+            read_at(path, d.offset, d.len),
+            whole[(u64::from(e) * per) as usize..((u64::from(e) + 1) * per) as usize]
+        );
+    }
+    assert!(idx.expert_ranges(1, 8).is_none());
+    assert!(idx.expert_ranges(9, 0).is_none());
+}
+
+#[test]
+fn split_model_resolves_every_tensor_to_its_shard_and_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = ModelIndex::open(&tiny(dir.path(), "w.gguf", Quant::Q4KM, 9, 1)[0]).unwrap();
+    let paths = tiny(dir.path(), "s.gguf", Quant::Q4KM, 9, 3);
+    let split = ModelIndex::open(&paths[0]).unwrap();
+    assert_eq!(split.file.shards.len(), 3);
+    assert_eq!(split.file.tensors.len(), whole.file.tensors.len());
+    let mut used = [false; 3];
+    for t in &split.file.tensors {
+        let w = whole.file.tensor(&t.name).unwrap();
+        assert_eq!((&t.dims, t.ty, t.size), (&w.dims, w.ty, w.size), "{}", t.name);
+        used[t.shard] = true;
+        let a = read_at(&split.file.shards[t.shard].path, t.offset, t.size);
+        let b = read_at(&whole.file.shards[0].path, w.offset, w.size);
+        assert!(a == b, "{}: bytes differ between shard {} and the unsplit file", t.name, t.shard);
+    }
+    assert_eq!(used, [true; 3], "every shard holds tensors");
+    assert_eq!(split.entry_bytes(), whole.entry_bytes());
+    assert_eq!(split.cycle_bytes(2), whole.cycle_bytes(2));
+    // Expert ranges point into the right shard.
+    let r = split.expert_ranges(3, 5).unwrap();
+    let rw = whole.expert_ranges(3, 5).unwrap();
+    for ((_, a), (_, b)) in r.iter().zip(&rw) {
+        assert_eq!(
+            read_at(&split.file.shards[a.shard].path, a.offset, a.len),
+            read_at(&whole.file.shards[0].path, b.offset, b.len)
+        );
+    }
+}
+
+#[test]
+fn missing_shard_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = tiny(dir.path(), "s.gguf", Quant::Q8_0, 1, 3);
+    fs::remove_file(&paths[1]).unwrap();
+    match gguf::open_model(&paths[0]) {
+        Err(Error::MissingShard { index: 2, count: 3, path }) => assert!(path.ends_with("s-00002-of-00003.gguf")),
+        other => panic!("expected MissingShard, got {other:?}"),
+    }
+    // Passing a later shard is refused too.
+    match gguf::open_model(&paths[2]) {
+        Err(Error::BadSplit { .. }) => {}
+        other => panic!("expected BadSplit, got {other:?}"),
+    }
+}
+
+fn tiny_bytes() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    fs::read(&tiny(dir.path(), "t.gguf", Quant::Q8_0, 1, 1)[0]).unwrap()
+}
+
+fn parse(b: &[u8]) -> gguf::Result<gguf::GgufHeader> {
+    gguf::parse(b, b.len() as u64)
+}
+
+#[test]
+fn malformed_files_give_typed_errors() {
+    let good = tiny_bytes();
+    let h = parse(&good).unwrap();
+    assert_eq!(h.version, 3);
+
+    // Truncated header: the file ends inside the fixed header.
+    assert!(
+        matches!(parse(&good[..20]), Err(Error::Truncated { offset: 16, need: 8, .. })),
+        "{:?}",
+        parse(&good[..20])
+    );
+    // Wrong magic.
+    let mut b = good.clone();
+    b[..4].copy_from_slice(b"GGML");
+    assert!(matches!(parse(&b), Err(Error::BadMagic { found }) if &found == b"GGML"));
+    // Unsupported version.
+    let mut b = good.clone();
+    b[4..8].copy_from_slice(&1u32.to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::UnsupportedVersion { version: 1 })));
+    // Absurd counts: more key/values or tensors than the file could hold.
+    let mut b = good.clone();
+    b[16..24].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::AbsurdCount { count, .. }) if count == u64::MAX / 2));
+    let mut b = good.clone();
+    b[8..16].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::AbsurdCount { .. })));
+    // String length past EOF: the first key's length.
+    let mut b = good.clone();
+    b[24..32].copy_from_slice(&(good.len() as u64).to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::StringPastEof { offset: 24, .. })), "{:?}", parse(&b));
+    // Tensor data past EOF: the data section cut short.
+    let cut = &good[..good.len() - 100];
+    match parse(cut) {
+        Err(Error::TensorPastEof { name, file_len, .. }) => {
+            assert_eq!(name, "output.weight");
+            assert_eq!(file_len, cut.len() as u64);
+        }
+        other => panic!("expected TensorPastEof, got {other:?}"),
+    }
+    // A header cut inside the tokenizer array: its element count no longer fits.
+    let mid = &good[..(h.data_offset / 2) as usize];
+    assert!(matches!(
+        parse(mid),
+        Err(Error::AbsurdCount { .. } | Error::Truncated { .. } | Error::StringPastEof { .. })
+    ));
+}
+
+/// Locates tensor `name`'s info in the raw header: returns the offset of its n_dims field.
+fn tensor_info_at(b: &[u8], name: &str) -> usize {
+    let mut pat = (name.len() as u64).to_le_bytes().to_vec();
+    pat.extend_from_slice(name.as_bytes());
+    b.windows(pat.len()).position(|w| w == pat).unwrap() + pat.len()
+}
+
+#[test]
+fn malformed_tensor_infos_give_typed_errors() {
+    let good = tiny_bytes();
+    let at = tensor_info_at(&good, "output_norm.weight"); // 1-D f32 [256]
+    assert_eq!(u32::from_le_bytes(good[at..at + 4].try_into().unwrap()), 1);
+    let (ty_at, off_at) = (at + 4 + 8, at + 4 + 8 + 4);
+    // Unknown type.
+    let mut b = good.clone();
+    b[ty_at..ty_at + 4].copy_from_slice(&999u32.to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::UnknownType { ty: 999, .. })));
+    // Too many dimensions.
+    let mut b = good.clone();
+    b[at..at + 4].copy_from_slice(&7u32.to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::BadShape { .. })));
+    // Negative dimension / overflowing element count.
+    let mut b = good.clone();
+    b[at + 4..at + 12].copy_from_slice(&(-5i64).to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::BadShape { .. })));
+    // Misaligned offset.
+    let mut b = good.clone();
+    let off = u64::from_le_bytes(b[off_at..off_at + 8].try_into().unwrap());
+    b[off_at..off_at + 8].copy_from_slice(&(off + 4).to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::MisalignedTensor { .. })));
+    // Offset so large that offset + size overflows: past EOF, no panic.
+    let mut b = good.clone();
+    b[off_at..off_at + 8].copy_from_slice(&(u64::MAX - 31).to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::TensorPastEof { .. })));
+    // An expert tensor with the wrong expert count fails in the index, not the reader.
+    let at = tensor_info_at(&good, "blk.0.ffn_up_exps.weight");
+    let mut b = good.clone();
+    b[at + 4 + 16..at + 4 + 24].copy_from_slice(&4u64.to_le_bytes()); // ne2: 8 -> 4 experts
+    let h = parse(&b).unwrap();
+    match ModelIndex::new(gguf::GgufModel::single("x".into(), h)) {
+        Err(model::Error::TensorShape { name, .. }) => assert_eq!(name, "blk.0.ffn_up_exps.weight"),
+        other => panic!("expected TensorShape, got {other:?}"),
+    }
+}
+
+#[test]
+fn missing_required_key_is_named() {
+    let good = tiny_bytes();
+    // Rename the key in place (same length) so it is no longer found.
+    let key = b"qwen3moe.expert_count";
+    let pos = good.windows(key.len()).position(|w| w == key).unwrap();
+    let mut b = good.clone();
+    b[pos..pos + key.len()].copy_from_slice(b"qwen3moe.expert_cOunt");
+    let h = parse(&b).unwrap();
+    match ModelIndex::new(gguf::GgufModel::single("x".into(), h)) {
+        Err(model::Error::MissingKey { key }) => assert_eq!(key, "qwen3moe.expert_count"),
+        other => panic!("expected MissingKey, got {other:?}"),
+    }
+}
+
+#[test]
+fn synth_is_deterministic_in_the_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = fs::read(&tiny(dir.path(), "a.gguf", Quant::Q4KM, 5, 1)[0]).unwrap();
+    let b = fs::read(&tiny(dir.path(), "b.gguf", Quant::Q4KM, 5, 1)[0]).unwrap();
+    let c = fs::read(&tiny(dir.path(), "c.gguf", Quant::Q4KM, 6, 1)[0]).unwrap();
+    assert!(a == b);
+    // Another seed: same tensors and sizes (the merges, hence the header, differ), other bytes.
+    let (ha, hc) = (parse(&a).unwrap(), parse(&c).unwrap());
+    let sizes = |h: &gguf::GgufHeader| h.tensors.iter().map(|t| (t.name.clone(), t.size)).collect::<Vec<_>>();
+    assert_eq!(sizes(&ha), sizes(&hc));
+    let ta = ha.tensor("blk.0.ffn_gate_exps.weight").unwrap();
+    let tc = hc.tensor("blk.0.ffn_gate_exps.weight").unwrap();
+    assert!(
+        a[ta.offset as usize..(ta.offset + ta.size) as usize] != c[tc.offset as usize..(tc.offset + tc.size) as usize]
+    );
+}
