@@ -4,8 +4,8 @@
 //! Generated text goes to stdout; everything else (mode line, progress,
 //! telemetry, warnings) goes to stderr.
 
-mod iobench;
 mod inspect;
+mod iobench;
 mod selfcheck;
 mod synth;
 
