@@ -4,6 +4,7 @@
 //! Generated text goes to stdout; everything else (mode line, progress,
 //! telemetry, warnings) goes to stderr.
 
+mod replay;
 mod selfcheck;
 
 use std::io::Write;
@@ -22,6 +23,8 @@ struct Cli {
 enum Command {
     /// Compute a small quantised graph with the linked ggml and check it against plain Rust.
     Selfcheck(selfcheck::Args),
+    /// Replay a routing trace (route_trace v1) against expert-cache policies and budgets.
+    Replay(replay::Args),
 }
 
 /// The long `--version` text: version, git revision, ggml version, CPU features.
@@ -44,6 +47,7 @@ fn run() -> anyhow::Result<()> {
     let cli = Cli::from_arg_matches(&matches)?;
     match cli.command {
         Command::Selfcheck(args) => selfcheck::run(args),
+        Command::Replay(args) => replay::run(args),
     }
 }
 
