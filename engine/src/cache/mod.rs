@@ -42,7 +42,9 @@ pub enum CacheError {
     #[error("cache geometry: {what}")]
     Geometry { what: String },
     /// An access names a layer or expert outside the geometry.
-    #[error("cache: entry (layer {layer}, expert {expert}) is outside the geometry ({n_layer} layers x {n_expert} experts)")]
+    #[error(
+        "cache: entry (layer {layer}, expert {expert}) is outside the geometry ({n_layer} layers x {n_expert} experts)"
+    )]
     OutOfRange { layer: u32, expert: u32, n_layer: u32, n_expert: u32 },
     /// A policy name that `--cache-policy` does not know.
     #[error("unknown cache policy `{name}` (known: {known})")]

@@ -62,7 +62,12 @@ struct Lists {
 
 impl Lists {
     fn new(n_entries: usize, n_lists: usize) -> Self {
-        Self { prev: vec![NIL; n_entries], next: vec![NIL; n_entries], head: vec![NIL; n_lists], tail: vec![NIL; n_lists] }
+        Self {
+            prev: vec![NIL; n_entries],
+            next: vec![NIL; n_entries],
+            head: vec![NIL; n_lists],
+            tail: vec![NIL; n_lists],
+        }
     }
 
     fn push_front(&mut self, l: usize, id: u32) {
@@ -474,20 +479,163 @@ pub enum CachePolicy {
 /// The decayed-frequency variants tried (name, parameters); the replay tool keeps them all.
 pub const DECAY_VARIANTS: &[(&str, DecayParams)] = &[
     // The default: kept.
-    ("decay", DecayParams { gamma: 0.95, prefill_weight: 0.3, size_aware: true, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: true }),
+    (
+        "decay",
+        DecayParams {
+            gamma: 0.95,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
     // Rejected, kept for the record (numbers in docs/cache-policy.md).
-    ("decay-0.5", DecayParams { gamma: 0.5, prefill_weight: 0.3, size_aware: true, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: true }),
-    ("decay-0.8", DecayParams { gamma: 0.8, prefill_weight: 0.3, size_aware: true, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: true }),
-    ("decay-0.8-lru-ties", DecayParams { gamma: 0.8, prefill_weight: 0.3, size_aware: true, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: false }),
-    ("decay-0.9", DecayParams { gamma: 0.9, prefill_weight: 0.3, size_aware: true, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: true }),
-    ("decay-0.97", DecayParams { gamma: 0.97, prefill_weight: 0.3, size_aware: true, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: true }),
-    ("decay-0.99", DecayParams { gamma: 0.99, prefill_weight: 0.3, size_aware: true, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: true }),
-    ("decay-nosize", DecayParams { gamma: 0.95, prefill_weight: 0.3, size_aware: false, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: true }),
-    ("decay-rank", DecayParams { gamma: 0.95, prefill_weight: 0.3, size_aware: true, admission: false, rank_slope: 0.3, admit_credit: 0.0, mru_ties: true }),
-    ("decay-pf1", DecayParams { gamma: 0.95, prefill_weight: 1.0, size_aware: true, admission: false, rank_slope: 0.0, admit_credit: 0.0, mru_ties: true }),
-    ("decay-adm-1", DecayParams { gamma: 0.95, prefill_weight: 0.3, size_aware: true, admission: true, rank_slope: 0.0, admit_credit: 1.0, mru_ties: true }),
-    ("decay-adm-2", DecayParams { gamma: 0.95, prefill_weight: 0.3, size_aware: true, admission: true, rank_slope: 0.0, admit_credit: 2.0, mru_ties: true }),
-    ("decay-0.8-adm-0.6", DecayParams { gamma: 0.8, prefill_weight: 0.3, size_aware: true, admission: true, rank_slope: 0.0, admit_credit: 0.6, mru_ties: true }),
+    (
+        "decay-0.5",
+        DecayParams {
+            gamma: 0.5,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-0.8",
+        DecayParams {
+            gamma: 0.8,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-0.8-lru-ties",
+        DecayParams {
+            gamma: 0.8,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: false,
+        },
+    ),
+    (
+        "decay-0.9",
+        DecayParams {
+            gamma: 0.9,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-0.97",
+        DecayParams {
+            gamma: 0.97,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-0.99",
+        DecayParams {
+            gamma: 0.99,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-nosize",
+        DecayParams {
+            gamma: 0.95,
+            prefill_weight: 0.3,
+            size_aware: false,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-rank",
+        DecayParams {
+            gamma: 0.95,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.3,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-pf1",
+        DecayParams {
+            gamma: 0.95,
+            prefill_weight: 1.0,
+            size_aware: true,
+            admission: false,
+            rank_slope: 0.0,
+            admit_credit: 0.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-adm-1",
+        DecayParams {
+            gamma: 0.95,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: true,
+            rank_slope: 0.0,
+            admit_credit: 1.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-adm-2",
+        DecayParams {
+            gamma: 0.95,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: true,
+            rank_slope: 0.0,
+            admit_credit: 2.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-0.8-adm-0.6",
+        DecayParams {
+            gamma: 0.8,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: true,
+            rank_slope: 0.0,
+            admit_credit: 0.6,
+            mru_ties: true,
+        },
+    ),
 ];
 
 impl CachePolicy {

@@ -9,7 +9,8 @@ use super::*;
 /// is 100 bytes.
 fn trace(n_layer: u32, n_expert: u32, tokens: &[&[&[u32]]]) -> AccessStream {
     let k = tokens[0][0].len();
-    let mut s = format!("# route_trace v1\n# model=t arch=test n_layer={n_layer} n_expert={n_expert} n_expert_used={k}\n");
+    let mut s =
+        format!("# route_trace v1\n# model=t arch=test n_layer={n_layer} n_expert={n_expert} n_expert_used={k}\n");
     for l in 0..n_layer {
         s += &format!("# layer={l} expert_bytes=100 dense_bytes=0\n");
     }

@@ -144,7 +144,10 @@ impl RouteTrace {
                     let n_expert = num("n_expert")?;
                     let k = num("n_expert_used")?;
                     if n_layer == 0 || n_layer > 4096 || n_expert == 0 || n_expert > 65536 || k == 0 || k > n_expert {
-                        return Err(err(ln, format!("implausible shape: n_layer={n_layer} n_expert={n_expert} n_expert_used={k}")));
+                        return Err(err(
+                            ln,
+                            format!("implausible shape: n_layer={n_layer} n_expert={n_expert} n_expert_used={k}"),
+                        ));
                     }
                     let model_s = get("model").unwrap_or_default().to_string();
                     let arch = get("arch").unwrap_or("").to_string();
@@ -286,7 +289,10 @@ impl<W: Write> TraceWriter<W> {
     /// `InvalidInput` if the row is outside the header's shape; the writer's I/O error.
     pub fn write_row(&mut self, r: &RouteRow) -> io::Result<()> {
         if r.layer >= self.n_layer || r.expert >= self.n_expert || r.slot >= self.n_expert || !r.weight.is_finite() {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("route row out of the header's shape: {r:?}")));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("route row out of the header's shape: {r:?}"),
+            ));
         }
         writeln!(
             self.out,
