@@ -123,8 +123,8 @@ const COLORS: [&str; 10] =
 fn svg(title: &str, policies: &[CachePolicy], budgets: &[u64], reports: &[ReplayReport], cycle: f64) -> String {
     let (w, h, ml, mr, mt, mb) = (720.0, 440.0, 60.0, 150.0, 40.0, 50.0);
     let xmax = budgets.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let x = |mb: f64| ml + (w - ml - mr) * mb / xmax;
-    let y = |pct: f64| mt + (h - mt - mb) * (1.0 - pct / 100.0);
+    let x = |mb: f64| ((ml + (w - ml - mr) * mb / xmax) * 10.0).round() / 10.0;
+    let y = |pct: f64| ((mt + (h - mt - mb) * (1.0 - pct / 100.0)) * 10.0).round() / 10.0;
     let mut s = String::new();
     let _ = writeln!(
         s,

@@ -13,8 +13,9 @@
 //! few bytes per *possible* entry whether or not it is ever resident.
 //!
 //! Admission: every miss is read into the pool, so it holds budget while its token pins it.
-//! When the policy refuses to *keep* an entry it is held as *transient*: the first thing
-//! evicted once unpinned, never displacing a kept entry. A pinned set that alone exceeds the
+//! When keeping it would cost a kept entry, the policy may refuse to *keep* it: it is then held
+//! as *transient*, the first thing evicted once unpinned, so it displaces at most one kept
+//! entry once instead of settling in. A pinned set that alone exceeds the
 //! budget (a budget under one layer's top-k) overflows the budget rather than failing; the
 //! overflow is counted ([`Counters::overflows`]) and the streamer's cliff guard warns of it.
 
@@ -415,7 +416,8 @@ impl ExpertCache {
 
     fn place(&mut self, a: &Access, evicted: &mut Vec<ExpertKey>) -> Admitted {
         let need = self.geom.bytes_of(a.id);
-        let keep = self.policy.admit(a, &self.pos);
+        // Admission control only matters when keeping the entry would cost a kept one.
+        let keep = self.resident + need <= self.budget || self.policy.admit(a, &self.pos);
         if keep {
             // Voluntary evictions first (quota-based policies), then by budget.
             loop {

@@ -233,9 +233,6 @@ impl PrioSet {
     fn min_unpinned(&self, pins: Pins<'_>) -> Option<EntryId> {
         self.set.iter().map(|p| p.2).find(|&id| !pins.contains(id))
     }
-    fn min_unpinned_prio(&self, pins: Pins<'_>) -> Option<Prio> {
-        self.set.iter().find(|p| !pins.contains(p.2)).copied()
-    }
 }
 
 /// LFU with perfect history: evict the unpinned entry with the fewest decode accesses since
@@ -366,7 +363,6 @@ pub struct Decay {
     bytes: Vec<f64>,
     n_expert: u32,
     set: PrioSet,
-    victim_hint: Option<Prio>,
 }
 
 impl Decay {
@@ -382,7 +378,6 @@ impl Decay {
             bytes: Vec::new(),
             n_expert: 1,
             set: PrioSet::default(),
-            victim_hint: None,
         }
     }
 
@@ -444,10 +439,17 @@ impl Policy for Decay {
         if self.p.size_aware {
             p -= self.bytes[(a.id / self.n_expert) as usize].ln();
         }
-        match self.set.set.first() {
+        let keep = match self.set.set.first() {
             Some(v) => p >= v.0,
             None => true,
+        };
+        if !keep {
+            // A refused access is still a use: record it, or an entry that keeps coming back
+            // would be refused forever.
+            self.score[i] = hist + self.weight(a, pos);
+            self.t_last[i] = t;
         }
+        keep
     }
     fn on_insert(&mut self, a: &Access, pos: &Position) {
         self.touch(a, pos);
@@ -456,8 +458,7 @@ impl Policy for Decay {
         self.set.remove(id);
     }
     fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
-        self.victim_hint = self.set.min_unpinned_prio(pins);
-        self.victim_hint.map(|p| p.2)
+        self.set.min_unpinned(pins)
     }
 }
 
@@ -621,6 +622,30 @@ pub const DECAY_VARIANTS: &[(&str, DecayParams)] = &[
             admission: true,
             rank_slope: 0.0,
             admit_credit: 2.0,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-adm-0.5",
+        DecayParams {
+            gamma: 0.95,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: true,
+            rank_slope: 0.0,
+            admit_credit: 0.5,
+            mru_ties: true,
+        },
+    ),
+    (
+        "decay-adm-0.25",
+        DecayParams {
+            gamma: 0.95,
+            prefill_weight: 0.3,
+            size_aware: true,
+            admission: true,
+            rank_slope: 0.0,
+            admit_credit: 0.25,
             mru_ties: true,
         },
     ),
