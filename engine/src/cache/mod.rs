@@ -389,12 +389,11 @@ impl ExpertCache {
                 c.hits += 1;
                 self.pin_stamp[i] = self.epoch;
                 if s == State::Transient {
-                    // Referenced again while still held: that is reuse, so offer it to the
-                    // policy as a fresh insertion (it may refuse again).
+                    // Referenced again while still held: that is reuse, so it is kept now. It
+                    // is already resident and counted, so nothing has to make room for it.
                     self.transient.retain(|&t| t != a.id);
-                    self.state[i] = State::Absent;
-                    self.resident -= self.geom.bytes_of(a.id);
-                    self.place(a, &mut Vec::new());
+                    self.state[i] = State::Kept;
+                    self.policy.on_insert(a, &self.pos);
                 } else {
                     self.policy.on_hit(a, &self.pos);
                 }

@@ -115,6 +115,14 @@ fn admission_refusal_is_transient() {
     // displaces transient 2, not kept 1. t4: 1 hits.
     let c = r.counters.decode;
     assert_eq!((c.refused, c.evictions, c.hits, c.misses), (2, 2, 1, 4));
+
+    // 0 1 2 2: the transient 2 is hit while still held, and is promoted without evicting.
+    let toks: Vec<[&[u32]; 1]> = [0u32, 1, 2, 2].iter().map(|e| [std::slice::from_ref(e)]).collect();
+    let refs: Vec<&[&[u32]]> = toks.iter().map(|t| t.as_slice()).collect();
+    let s = trace(1, 4, &refs);
+    let r = replay_with(&s, 200, Box::new(Decay::new("t", p)), PinScope::Layer);
+    let c = r.counters.decode;
+    assert_eq!((c.refused, c.evictions, c.hits, c.misses), (1, 1, 1, 3));
 }
 
 mod prop {
