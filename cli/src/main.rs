@@ -6,6 +6,7 @@
 
 mod inspect;
 mod iobench;
+mod replay;
 mod selfcheck;
 mod synth;
 
@@ -31,6 +32,8 @@ enum Command {
     Synth(synth::Args),
     /// Show a model's shape, dense and expert bytes, entry size per layer and token cycle.
     Inspect(inspect::Args),
+    /// Replay a routing trace (route_trace v1) against expert-cache policies and budgets.
+    Replay(replay::Args),
 }
 
 /// The long `--version` text: version, git revision, ggml version, CPU features.
@@ -56,6 +59,7 @@ fn run() -> anyhow::Result<()> {
         Command::Iobench(args) => iobench::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Replay(args) => replay::run(args),
     }
 }
 

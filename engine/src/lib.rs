@@ -6,6 +6,7 @@
 //! so the parser can be fuzzed under a sanitizer without linking C++.
 
 #[cfg(feature = "ffi")]
+pub mod cache;
 pub mod ggml;
 
 /// Without `ffi`, only the ggml type geometry table (pure Rust) is available.
