@@ -1,12 +1,12 @@
-//! The bmoe engine: the GGUF reader and model index, synthetic models, and the safe ggml
-//! layer the decoder is built on.
+//! The bmoe engine: the GGUF reader and model index, synthetic models, the expert-cache
+//! bookkeeping and its policies (with routing-trace replay), and the safe ggml layer the
+//! decoder is built on.
 //!
 //! With the default `ffi` feature the crate links ggml (llama.cpp). Without it, only the pure
-//! Rust parts build ([`gguf`], [`model`], [`synth`], and [`ggml::GgmlType`]'s geometry table),
+//! Rust parts build ([`gguf`], [`model`], [`synth`], [`cache`], and [`ggml::GgmlType`]'s geometry table),
 //! so the parser can be fuzzed under a sanitizer without linking C++.
 
 #[cfg(feature = "ffi")]
-pub mod cache;
 pub mod ggml;
 
 /// Without `ffi`, only the ggml type geometry table (pure Rust) is available.
@@ -17,6 +17,7 @@ pub mod ggml {
     pub use types::GgmlType;
 }
 
+pub mod cache;
 pub mod gguf;
 pub mod model;
 pub mod synth;
