@@ -7,9 +7,24 @@ use std::ffi::CString;
 use bmoe_engine::synth::{self, Options, Quant};
 use bmoe_ggml_sys as sys;
 
+/// llama.cpp's log, errors only: its loading chatter (thousands of lines) would bury the
+/// test output.
+unsafe extern "C" fn errors_only(
+    level: sys::ggml_log_level,
+    text: *const std::os::raw::c_char,
+    _: *mut std::ffi::c_void,
+) {
+    if level == sys::GGML_LOG_LEVEL_ERROR && !text.is_null() {
+        // SAFETY: llama.cpp passes a NUL-terminated message valid for the call.
+        eprint!("{}", unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy());
+    }
+}
+
 /// Greedy-decodes `n` tokens after `prompt` with plain llama.cpp; returns the tokens.
 fn llama_generate(path: &std::path::Path, prompt: &str, n: usize) -> Vec<i32> {
     let cpath = CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: installs a callback that only reads the message it is given; no user data.
+    unsafe { sys::llama_log_set(Some(errors_only), std::ptr::null_mut()) };
     // SAFETY: backend init has no preconditions and is idempotent.
     unsafe { sys::llama_backend_init() };
     // SAFETY: returns a plain struct by value.
