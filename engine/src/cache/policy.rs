@@ -48,6 +48,25 @@ pub trait Policy: fmt::Debug + Send {
     }
 }
 
+/// The access and eviction methods of a policy that keeps its evictable entries ordered in a
+/// [`PrioSet`] (`self.set`) and re-scores an entry on every access (hit or insert) with `$touch`.
+macro_rules! prio_set_methods {
+    ($self:ident, $a:ident, $pos:ident => $touch:expr) => {
+        fn on_hit(&mut $self, $a: &Access, $pos: &Position) {
+            $touch;
+        }
+        fn on_insert(&mut $self, $a: &Access, $pos: &Position) {
+            $touch;
+        }
+        fn on_remove(&mut self, id: EntryId) {
+            self.set.remove(id);
+        }
+        fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
+            self.set.min_unpinned(pins)
+        }
+    };
+}
+
 const NIL: u32 = u32::MAX;
 
 /// Intrusive doubly linked lists over entry ids (several lists share the link arrays; an id
@@ -261,18 +280,7 @@ impl Policy for Lfu {
         self.count = vec![0; geom.n_entries()];
         self.set = PrioSet::new(geom.n_entries());
     }
-    fn on_hit(&mut self, a: &Access, pos: &Position) {
-        self.touch(a, pos);
-    }
-    fn on_insert(&mut self, a: &Access, pos: &Position) {
-        self.touch(a, pos);
-    }
-    fn on_remove(&mut self, id: EntryId) {
-        self.set.remove(id);
-    }
-    fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
-        self.set.min_unpinned(pins)
-    }
+    prio_set_methods!(self, a, pos => self.touch(a, pos));
 }
 
 /// Bélády's furthest-next-use, offline: evict the unpinned entry whose next access is
@@ -314,18 +322,7 @@ impl Policy for Belady {
     fn attach(&mut self, geom: &Geometry, _budget: u64) {
         self.set = PrioSet::new(geom.n_entries());
     }
-    fn on_hit(&mut self, a: &Access, _pos: &Position) {
-        self.touch(a);
-    }
-    fn on_insert(&mut self, a: &Access, _pos: &Position) {
-        self.touch(a);
-    }
-    fn on_remove(&mut self, id: EntryId) {
-        self.set.remove(id);
-    }
-    fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
-        self.set.min_unpinned(pins)
-    }
+    prio_set_methods!(self, a, _pos => self.touch(a));
 }
 
 /// Parameters of the decayed-frequency family ([`Decay`]).
@@ -422,9 +419,7 @@ impl Policy for Decay {
         self.n_expert = geom.n_expert();
         self.set = PrioSet::new(n);
     }
-    fn on_hit(&mut self, a: &Access, pos: &Position) {
-        self.touch(a, pos);
-    }
+    prio_set_methods!(self, a, pos => self.touch(a, pos));
     fn admit(&mut self, a: &Access, pos: &Position) -> bool {
         if !self.p.admission {
             return true;
@@ -450,15 +445,6 @@ impl Policy for Decay {
             self.t_last[i] = t;
         }
         keep
-    }
-    fn on_insert(&mut self, a: &Access, pos: &Position) {
-        self.touch(a, pos);
-    }
-    fn on_remove(&mut self, id: EntryId) {
-        self.set.remove(id);
-    }
-    fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
-        self.set.min_unpinned(pins)
     }
 }
 

@@ -86,3 +86,25 @@ pub trait Backend: Send + std::fmt::Debug {
     /// Ops pushed and not yet reaped.
     fn in_flight(&self) -> usize;
 }
+
+/// The files a backend was given, indexed by [`FileId`]: both backends keep them the same way.
+#[derive(Debug, Default)]
+pub(crate) struct FileTable(Vec<Option<Arc<OpenFile>>>);
+
+impl FileTable {
+    /// Record `file` under `id` (ids are small and dense: the engine hands them out in order).
+    pub(crate) fn insert(&mut self, id: FileId, file: Arc<OpenFile>) {
+        if self.0.len() <= id {
+            self.0.resize(id + 1, None);
+        }
+        self.0[id] = Some(file);
+    }
+
+    /// The file under `id`.
+    ///
+    /// # Panics
+    /// If no file was added under `id` (the engine validates ids before pushing ops).
+    pub(crate) fn get(&self, id: FileId) -> &Arc<OpenFile> {
+        self.0[id].as_ref().expect("op on a file never added")
+    }
+}

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-use super::{Backend, Completion, FileId, Op};
+use super::{Backend, Completion, FileId, FileTable, Op};
 use crate::error::{Error, OsError, Result};
 use crate::file::OpenFile;
 use crate::pool::BufferPool;
@@ -40,7 +40,7 @@ pub struct PreadBackend {
     queue: Arc<(Mutex<Queue>, Condvar)>,
     done: mpsc::Receiver<Completion>,
     workers: Vec<JoinHandle<()>>,
-    files: Vec<Option<Arc<OpenFile>>>,
+    files: FileTable,
     pending: Vec<Job>,
     in_flight: usize,
     // Last: the pool outlives the joined workers.
@@ -73,7 +73,7 @@ impl PreadBackend {
                 .map_err(|e| Error::Backend { backend: "pread", why: format!("spawning a worker: {e}") })?;
             workers.push(h);
         }
-        Ok(Self { queue, done, workers, files: Vec::new(), pending: Vec::new(), in_flight: 0, pool })
+        Ok(Self { queue, done, workers, files: FileTable::default(), pending: Vec::new(), in_flight: 0, pool })
     }
 }
 
@@ -107,15 +107,12 @@ impl Backend for PreadBackend {
     }
 
     fn add_file(&mut self, id: FileId, file: Arc<OpenFile>) -> Result<()> {
-        if self.files.len() <= id {
-            self.files.resize(id + 1, None);
-        }
-        self.files[id] = Some(file);
+        self.files.insert(id, file);
         Ok(())
     }
 
     unsafe fn push(&mut self, op: Op) {
-        let file = Arc::clone(self.files[op.file].as_ref().expect("op on a file never added"));
+        let file = Arc::clone(self.files.get(op.file));
         let dest = self.pool.ptr_at(op.dest, op.len).expect("op outside the pool");
         self.pending.push(Job { tag: op.tag, file, offset: op.offset, dest, len: op.len });
         self.in_flight += 1;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use io_uring::{opcode, types, IoUring};
 
-use super::{Backend, Completion, FileId, Op};
+use super::{Backend, Completion, FileId, FileTable, Op};
 use crate::error::{Error, OsError, Result};
 use crate::file::OpenFile;
 use crate::pool::{BufferPool, Registration};
@@ -29,7 +29,7 @@ pub struct UringBackend {
     // Field order is drop order: the ring (and with it the registration) goes
     // before our reference to the pool memory.
     ring: IoUring,
-    files: Vec<Option<Arc<OpenFile>>>,
+    files: FileTable,
     pool: Arc<BufferPool>,
     fixed: bool,
     entries: u32,
@@ -76,7 +76,7 @@ impl UringBackend {
                 }),
             }
         }
-        Ok(Self { ring, files: Vec::new(), pool, fixed, entries, unsubmitted: 0, in_flight: 0 })
+        Ok(Self { ring, files: FileTable::default(), pool, fixed, entries, unsubmitted: 0, in_flight: 0 })
     }
 
     fn drain_cq(&mut self, out: &mut Vec<Completion>) -> usize {
@@ -107,15 +107,12 @@ impl Backend for UringBackend {
     }
 
     fn add_file(&mut self, id: FileId, file: Arc<OpenFile>) -> Result<()> {
-        if self.files.len() <= id {
-            self.files.resize(id + 1, None);
-        }
-        self.files[id] = Some(file);
+        self.files.insert(id, file);
         Ok(())
     }
 
     unsafe fn push(&mut self, op: Op) {
-        let fd = types::Fd(self.files[op.file].as_ref().expect("op on a file never added").file().as_raw_fd());
+        let fd = types::Fd(self.files.get(op.file).file().as_raw_fd());
         let ptr = self.pool.ptr_at(op.dest, op.len).expect("op outside the pool");
         let len = u32::try_from(op.len).expect("op longer than 4 GiB");
         let sqe = match self.pool.chunk_of(op.dest, op.len).filter(|_| self.fixed) {
