@@ -18,6 +18,10 @@ pub mod ggml {
 }
 
 pub mod cache;
+#[cfg(feature = "ffi")]
+pub mod decoder;
 pub mod gguf;
+#[cfg(feature = "ffi")]
+pub mod llama;
 pub mod model;
 pub mod synth;

@@ -10,10 +10,12 @@
 //! not thread-safe), so tensors never cross threads. Computation is synchronous:
 //! [`ThreadPool::compute`] returns only when every worker is done with the graph.
 
+mod alloc;
 mod ops;
 mod selfcheck;
 mod types;
 
+pub use alloc::{GraphAllocator, TensorSet};
 pub use ops::{RopeMode, RopeParams};
 pub use selfcheck::{self_check, SelfCheck};
 pub use types::GgmlType;
@@ -304,6 +306,43 @@ impl<'ctx> Tensor<'ctx> {
         let name = &self.inner().name;
         let bytes: Vec<u8> = name.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
         String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// Mark the tensor as a graph input: the allocator places it where nothing else
+    /// overwrites it, and the caller writes it after [`GraphAllocator::alloc`].
+    pub fn set_input(&self) {
+        // SAFETY: a live tensor; only sets a flag.
+        unsafe { sys::ggml_set_input(self.raw()) };
+    }
+
+    /// Mark the tensor as a graph output: its memory is not reused by later nodes.
+    pub fn set_output(&self) {
+        // SAFETY: a live tensor; only sets a flag.
+        unsafe { sys::ggml_set_output(self.raw()) };
+    }
+
+    /// Copy `values` into an I32 tensor.
+    ///
+    /// # Errors
+    /// [`Error::Data`] if the tensor is not I32 or the length differs.
+    pub fn write_i32(&self, values: &[i32]) -> Result<()> {
+        if self.ty() != GgmlType::I32 {
+            return Err(Error::Data { what: format!("write_i32 into a {} tensor", self.ty()) });
+        }
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.write_bytes(&bytes)
+    }
+
+    /// An I32 tensor's values, copied out.
+    ///
+    /// # Errors
+    /// [`Error::Data`] if the tensor is not I32; [`Error::NoData`].
+    pub fn read_i32(&self) -> Result<Vec<i32>> {
+        if self.ty() != GgmlType::I32 {
+            return Err(Error::Data { what: format!("read_i32 from a {} tensor", self.ty()) });
+        }
+        let bytes = self.read_bytes()?;
+        Ok(bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 
     fn data_ptr(&self) -> Result<*mut u8> {

@@ -124,6 +124,11 @@ pub struct Qwen3MoeParams {
     pub n_ff_exp: u64,
     pub rms_eps: f64,
     pub rope_freq_base: f64,
+    /// Divide the top-k router weights by their sum (`expert_weights_norm`; llama.cpp's
+    /// qwen3moe graph always does, so absent means true).
+    pub expert_weights_norm: bool,
+    /// Scale applied to the router weights (`expert_weights_scale`; 0 or absent = none).
+    pub expert_weights_scale: f64,
 }
 
 /// Typed access to `ARCH.key` with the error naming the full key.
@@ -228,6 +233,18 @@ impl TryFrom<&Metadata> for Qwen3MoeParams {
                 k.float("rope.freq_base")?
             } else {
                 10_000.0
+            },
+            expert_weights_norm: match m.get(&k.key("expert_weights_norm")) {
+                None => true,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(Error::KeyType { key: k.key("expert_weights_norm"), expected: "a bool" }),
+            },
+            expert_weights_scale: match m.get(&k.key("expert_weights_scale")) {
+                None => 0.0,
+                Some(v) => v
+                    .as_f64()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| Error::KeyType { key: k.key("expert_weights_scale"), expected: "a number >= 0" })?,
             },
         })
     }

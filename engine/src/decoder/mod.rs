@@ -1,0 +1,646 @@
+//! The qwen3moe decoder on ggml.
+//!
+//! A forward pass over a micro-batch is a sequence of graphs, one per layer boundary:
+//! graph 0 embeds the tokens and runs layer 0's attention and router; graph `l` (1 ≤ l < L)
+//! runs layer `l-1`'s experts, then layer `l`'s attention and router; graph `L` runs the last
+//! layer's experts, the output norm and the lm_head. Between two graphs the host reads the
+//! router's top-k ids and asks an [`ExpertProvider`] for the routed experts' weights: the
+//! resident provider points into the mapped file, the streamer into its cache slots. Each
+//! expert's FFN is its own small set of nodes whose weight tensors point at the provider's
+//! bytes, so computing an expert at another address gives the same bits.
+//!
+//! The math follows llama.cpp's `llm_build_qwen3moe` and `build_moe_ffn`: RMS norms, Q/K norms
+//! per head, NeoX RoPE, grouped-query attention over an F16 KV cache (`flash_attn_ext`),
+//! softmax router, top-k, weights divided by their sum (clamped at 6.1e-5), SwiGLU experts,
+//! the weighted sum of experts in rank order, output norm, lm_head.
+
+mod weights;
+
+pub use weights::{Mapping, ResidentExperts};
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::ggml::{
+    self, Context, GgmlType, Graph, GraphAllocator, RopeMode, RopeParams, Tensor, TensorSet, ThreadPool,
+};
+use crate::model::{self, ArchParams, ModelIndex, Proj, Qwen3MoeParams};
+
+/// Errors of the decoder.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Ggml(#[from] ggml::Error),
+    #[error(transparent)]
+    Model(#[from] model::Error),
+    #[error("{}: {source}", path.display())]
+    Open { path: PathBuf, source: model::Error },
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: file is {len} bytes, the model needs {want}", path.display())]
+    Truncated { path: PathBuf, len: u64, want: u64 },
+    #[error("tensor `{name}`: {why}")]
+    Tensor { name: String, why: String },
+    #[error("token id {token} is outside the vocabulary of {n_vocab}")]
+    BadToken { token: i32, n_vocab: u64 },
+    #[error("context full: {n_past} + {n_new} tokens exceed the context of {n_ctx}")]
+    ContextFull { n_past: u32, n_new: usize, n_ctx: u32 },
+    #[error("not supported by this decoder: {0}")]
+    Unsupported(String),
+    #[error("expert provider: {0}")]
+    Provider(String),
+}
+
+/// Result alias of the decoder.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Where a layer's routed experts' weights come from.
+///
+/// # Safety
+/// The pointers `acquire` returns (gate, up, down of each requested expert, in the order
+/// asked) must point at that expert's bytes of the model (the same bytes the file holds),
+/// aligned as in the file modulo 32, readable and unwritten until `release(layer)`.
+pub unsafe trait ExpertProvider {
+    /// Make `experts` of `layer` available; `out` receives one `[gate, up, down]` per expert.
+    ///
+    /// # Errors
+    /// Whatever made the bytes unavailable (a read error naming file and offset).
+    fn acquire(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<()>;
+    /// The experts of `layer` acquired last are no longer in use.
+    fn release(&mut self, layer: u32);
+}
+
+/// Deliberate mistakes, for tests that show the oracle catches real bugs. Never set them
+/// outside tests.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Use the top-k softmax weights without dividing by their sum.
+    pub unnormalised_weights: bool,
+    /// Rotate queries as if one position later than their keys.
+    pub rope_shift: bool,
+    /// Skip the per-head Q and K RMS norms.
+    pub no_qk_norm: bool,
+}
+
+/// Decoder settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// KV cache length in tokens.
+    pub n_ctx: u32,
+    /// CPU threads computing the graphs.
+    pub n_threads: usize,
+    /// Widest micro-batch of a prefill.
+    pub n_ubatch: u32,
+    #[doc(hidden)]
+    pub faults: Faults,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        let n_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Self { n_ctx: 4096, n_threads, n_ubatch: 512, faults: Faults::default() }
+    }
+}
+
+/// Which positions of a forward pass return logits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logits {
+    /// The last token's only.
+    Last,
+    /// Every token's (teacher forcing).
+    All,
+}
+
+struct LayerWeights {
+    attn_norm: usize,
+    wq: usize,
+    wk: usize,
+    wv: usize,
+    wo: usize,
+    q_norm: usize,
+    k_norm: usize,
+    ffn_norm: usize,
+    router: usize,
+    /// Type and `[ne0, ne1]` of one expert's gate, up and down.
+    experts: [(GgmlType, [i64; 2]); 3],
+}
+
+/// Indices into the state set.
+struct State {
+    k: Vec<usize>,
+    v: Vec<usize>,
+    /// FFN input after its norm, `[n_embd, n_ubatch]`.
+    h: usize,
+    /// The residual around the FFN, `[n_embd, n_ubatch]`.
+    res: usize,
+    /// Top-k expert ids, I32 `[k, n_ubatch]`.
+    ids: usize,
+    /// Top-k weights, F32 `[k, n_ubatch]`.
+    wts: usize,
+}
+
+/// Counters of the last forward passes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Graphs computed.
+    pub graphs: u64,
+    /// Seconds inside graph compute.
+    pub compute_s: f64,
+    /// Seconds inside the expert provider.
+    pub provider_s: f64,
+}
+
+/// The weights and state the graphs are built from (borrowed while a graph is built, apart
+/// from the decoder's mutable parts).
+struct Model {
+    hp: Qwen3MoeParams,
+    n_vocab: u64,
+    opts: Options,
+    weights: TensorSet,
+    layers: Vec<LayerWeights>,
+    tok_embd: usize,
+    output_norm: usize,
+    output: usize,
+    state: TensorSet,
+    st: State,
+}
+
+/// The qwen3moe decoder: dense weights from the mapped file, experts from a provider.
+pub struct Decoder<P: ExpertProvider> {
+    m: Model,
+    provider: P,
+    pool: ThreadPool,
+    alloc: GraphAllocator,
+    n_past: u32,
+    stats: Stats,
+    ptrs: Vec<[*const u8; 3]>,
+    _map: Arc<Mapping>,
+}
+
+impl<P: ExpertProvider> std::fmt::Debug for Decoder<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decoder")
+            .field("hp", &self.m.hp)
+            .field("opts", &self.m.opts)
+            .field("n_past", &self.n_past)
+            .finish()
+    }
+}
+
+impl Decoder<ResidentExperts> {
+    /// Open `path` and decode it resident: every weight read through the mapping.
+    ///
+    /// # Errors
+    /// The model's index errors, [`Error::Io`], [`Error::Tensor`] for a tensor of the wrong
+    /// shape, [`Error::Unsupported`] for an architecture this decoder does not run.
+    pub fn open_resident(path: &Path, opts: Options) -> Result<Self> {
+        let index = ModelIndex::open(path).map_err(|source| Error::Open { path: path.into(), source })?;
+        let map = Arc::new(Mapping::open(&index.file)?);
+        let provider = ResidentExperts::new(&index, map.clone());
+        Self::new(&index, map, provider, opts)
+    }
+}
+
+fn check_dims(index: &ModelIndex, name: &str, want: &[u64]) -> Result<()> {
+    let t = index.file.tensor(name).ok_or_else(|| Error::Tensor { name: name.into(), why: "missing".into() })?;
+    let mut got = t.dims.clone();
+    while got.len() > want.len() && got.last() == Some(&1) {
+        got.pop();
+    }
+    if got != want {
+        return Err(Error::Tensor { name: name.into(), why: format!("dims {:?}, expected {want:?}", t.dims) });
+    }
+    Ok(())
+}
+
+impl<P: ExpertProvider> Decoder<P> {
+    /// A decoder over `index`'s dense weights in `map`, with experts from `provider`.
+    ///
+    /// # Errors
+    /// See [`Decoder::open_resident`].
+    pub fn new(index: &ModelIndex, map: Arc<Mapping>, provider: P, opts: Options) -> Result<Self> {
+        let ArchParams::Qwen3Moe(hp) = &index.params;
+        let hp = hp.clone();
+        if opts.n_ctx == 0 || opts.n_ubatch == 0 {
+            return Err(Error::Unsupported("a context and a micro-batch of at least one token".into()));
+        }
+        let emb = index
+            .file
+            .tensor("token_embd.weight")
+            .ok_or_else(|| Error::Tensor { name: "token_embd.weight".into(), why: "missing".into() })?;
+        let n_vocab = emb.dim(1);
+        let (e, q, kv) = (hp.n_embd, u64::from(hp.n_head) * hp.head_dim, u64::from(hp.n_head_kv) * hp.head_dim);
+
+        let n_dense = index.dense.len();
+        let mut weights = TensorSet::no_alloc(n_dense + 4)?;
+        let mut add = |name: &str, want: &[u64]| -> Result<usize> {
+            check_dims(index, name, want)?;
+            let t = index.file.tensor(name).expect("checked above");
+            let ne: Vec<i64> = want.iter().map(|&d| d as i64).collect();
+            let i = weights.push(name, t.ty, &ne)?;
+            let ptr = map.ptr(t.shard, t.offset, t.size)?;
+            // SAFETY: the mapping holds t.size bytes at ptr (checked by Mapping::ptr), which is
+            // the tensor's nbytes for these dims; it is read-only and lives as long as the
+            // decoder (self._map).
+            unsafe { weights.get(i).set_data_ptr(ptr.cast_mut()) };
+            Ok(i)
+        };
+        let tok_embd = add("token_embd.weight", &[e, n_vocab])?;
+        let output_norm = add("output_norm.weight", &[e])?;
+        let output =
+            if index.file.tensor("output.weight").is_some() { add("output.weight", &[e, n_vocab])? } else { tok_embd };
+        let mut layers = Vec::with_capacity(hp.n_layer as usize);
+        for l in 0..hp.n_layer {
+            let n = |s: &str| format!("blk.{l}.{s}.weight");
+            let ml = &index.layers[l as usize];
+            let mut experts = [(GgmlType::F32, [0i64; 2]); 3];
+            for t in &ml.tensors {
+                let slot = match t.proj {
+                    Proj::Gate => 0,
+                    Proj::Up => 1,
+                    Proj::Down => 2,
+                    Proj::GateUp => return Err(Error::Unsupported("fused gate_up experts".into())),
+                };
+                let d = t.proj.expert_dims(e, hp.n_ff_exp);
+                experts[slot] = (t.ty, [d[0] as i64, d[1] as i64]);
+            }
+            layers.push(LayerWeights {
+                attn_norm: add(&n("attn_norm"), &[e])?,
+                wq: add(&n("attn_q"), &[e, q])?,
+                wk: add(&n("attn_k"), &[e, kv])?,
+                wv: add(&n("attn_v"), &[e, kv])?,
+                wo: add(&n("attn_output"), &[q, e])?,
+                q_norm: add(&n("attn_q_norm"), &[hp.head_dim])?,
+                k_norm: add(&n("attn_k_norm"), &[hp.head_dim])?,
+                ffn_norm: add(&n("ffn_norm"), &[e])?,
+                router: add(&n("ffn_gate_inp"), &[e, u64::from(hp.n_expert)])?,
+                experts,
+            });
+        }
+
+        let (ctx, ub, k) = (i64::from(opts.n_ctx), i64::from(opts.n_ubatch), i64::from(hp.n_expert_used));
+        let kv_bytes = 2 * kv as usize * opts.n_ctx as usize * 2 * hp.n_layer as usize;
+        let scratch = (2 * e as usize + 2 * k as usize) * ub as usize * 4;
+        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 4, kv_bytes + scratch)?;
+        let (mut ks, mut vs) = (Vec::new(), Vec::new());
+        let (hd, nkv) = (hp.head_dim as i64, i64::from(hp.n_head_kv));
+        for l in 0..hp.n_layer {
+            ks.push(state.push(&format!("cache_k_l{l}"), GgmlType::F16, &[hd, nkv, ctx])?);
+            vs.push(state.push(&format!("cache_v_l{l}"), GgmlType::F16, &[hd, nkv, ctx])?);
+        }
+        let st = State {
+            k: ks,
+            v: vs,
+            h: state.push("ffn_in", GgmlType::F32, &[e as i64, ub])?,
+            res: state.push("ffn_res", GgmlType::F32, &[e as i64, ub])?,
+            ids: state.push("moe_ids", GgmlType::I32, &[k, ub])?,
+            wts: state.push("moe_w", GgmlType::F32, &[k, ub])?,
+        };
+        Ok(Self {
+            m: Model { hp, n_vocab, opts, weights, layers, tok_embd, output_norm, output, state, st },
+            provider,
+            pool: ThreadPool::new(opts.n_threads)?,
+            alloc: GraphAllocator::new()?,
+            n_past: 0,
+            stats: Stats::default(),
+            ptrs: Vec::new(),
+            _map: map,
+        })
+    }
+
+    /// The model's hyper-parameters.
+    pub fn params(&self) -> &Qwen3MoeParams {
+        &self.m.hp
+    }
+
+    /// Vocabulary size (rows of the embedding).
+    pub fn n_vocab(&self) -> usize {
+        self.m.n_vocab as usize
+    }
+
+    /// Tokens in the KV cache.
+    pub fn n_past(&self) -> u32 {
+        self.n_past
+    }
+
+    /// The settings.
+    pub fn options(&self) -> &Options {
+        &self.m.opts
+    }
+
+    /// Counters since the decoder was made.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The expert provider.
+    pub fn provider_mut(&mut self) -> &mut P {
+        &mut self.provider
+    }
+
+    /// Forget the KV cache: the next token is at position 0.
+    pub fn reset(&mut self) {
+        self.n_past = 0;
+    }
+
+    /// Run `tokens` at the next positions; returns the logits `want`ed (`n_vocab` per row).
+    ///
+    /// # Errors
+    /// [`Error::BadToken`], [`Error::ContextFull`] (nothing is computed then), provider and
+    /// ggml errors (the KV cache may then hold part of the batch: [`Self::reset`] before reuse).
+    pub fn forward(&mut self, tokens: &[i32], want: Logits) -> Result<Vec<f32>> {
+        let (n_vocab, n_ctx) = (self.m.n_vocab, self.m.opts.n_ctx);
+        if let Some(&t) = tokens.iter().find(|&&t| t < 0 || t as u64 >= n_vocab) {
+            return Err(Error::BadToken { token: t, n_vocab });
+        }
+        if tokens.is_empty() || self.n_past as usize + tokens.len() > n_ctx as usize {
+            return Err(Error::ContextFull { n_past: self.n_past, n_new: tokens.len(), n_ctx });
+        }
+        let mut out = Vec::new();
+        let chunks: Vec<&[i32]> = tokens.chunks(self.m.opts.n_ubatch as usize).collect();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let rows = match want {
+                Logits::All => Rows::All,
+                Logits::Last if i + 1 == chunks.len() => Rows::Last,
+                Logits::Last => Rows::None,
+            };
+            let logits = self.ubatch(chunk, rows)?;
+            out.extend_from_slice(&logits);
+            self.n_past += chunk.len() as u32;
+        }
+        Ok(out)
+    }
+
+    fn ubatch(&mut self, tokens: &[i32], rows: Rows) -> Result<Vec<f32>> {
+        let m = &self.m;
+        let hp = &m.hp;
+        let n_layer = hp.n_layer as usize;
+        let k = hp.n_expert_used as usize;
+        let n = tokens.len();
+        let pos0 = self.n_past;
+        // Rows flowing into the phase being built: all tokens until the last layer's
+        // attention, which keeps only the rows whose logits are wanted.
+        let mut n_rows = n;
+        let mut ids: Vec<i32> = Vec::new();
+        let mut logits = Vec::new();
+        for p in 0..=n_layer {
+            let keep = if p + 1 == n_layer && rows != Rows::All { 1 } else { n };
+            let nodes = 256 + 16 * k * n.min(hp.n_expert as usize);
+            let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
+            let mut g = ctx.new_graph(nodes)?;
+            let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
+            let used = used_experts(&ids, k);
+            if p > 0 {
+                let t0 = std::time::Instant::now();
+                let experts: Vec<u32> = used.keys().copied().collect();
+                self.provider.acquire(p as u32 - 1, &experts, &mut self.ptrs)?;
+                self.stats.provider_s += t0.elapsed().as_secs_f64();
+            }
+            let x = if p == 0 {
+                let tok = input(&ctx, GgmlType::I32, &[n as i64], &mut inputs, i32_bytes(tokens))?;
+                ctx.get_rows(m.weights.get(m.tok_embd), tok)?
+            } else {
+                let moe = m.moe(&ctx, &mut g, p - 1, n_rows, &used, &self.ptrs, &mut inputs)?;
+                let res = m.state.get(m.st.res);
+                ctx.add(moe, ctx.view(res, &[res.ne()[0], n_rows as i64], &[res.nb()[1]], 0)?)?
+            };
+            let out = if p < n_layer {
+                m.attention(&ctx, &mut g, p, x, n, keep, pos0, &mut inputs)?;
+                None
+            } else {
+                let normed = ctx.mul(ctx.rms_norm(x, hp.rms_eps as f32)?, m.weights.get(m.output_norm))?;
+                let out = ctx.mul_mat(m.weights.get(m.output), normed)?;
+                out.set_output();
+                g.build_forward_expand(out)?;
+                Some(out)
+            };
+            self.alloc.alloc(&g)?;
+            for (t, bytes) in &inputs {
+                t.write_bytes(bytes)?;
+            }
+            let t0 = std::time::Instant::now();
+            self.pool.compute(&g)?;
+            self.stats.compute_s += t0.elapsed().as_secs_f64();
+            self.stats.graphs += 1;
+            if p > 0 {
+                self.provider.release(p as u32 - 1);
+            }
+            if let Some(out) = out {
+                if rows != Rows::None {
+                    logits = out.read_f32()?;
+                }
+            } else {
+                let all = m.state.get(m.st.ids).read_i32()?;
+                ids = all[..k * keep].to_vec();
+                n_rows = keep;
+            }
+        }
+        Ok(logits)
+    }
+}
+
+impl Model {
+    /// Layer `l`'s attention and router on `x` (`[n_embd, n]`); writes the FFN input, residual,
+    /// expert ids and weights of the last `keep` rows into the state tensors.
+    #[allow(clippy::too_many_arguments)]
+    fn attention<'a>(
+        &'a self,
+        ctx: &'a Context,
+        g: &mut Graph<'a>,
+        l: usize,
+        x: Tensor<'a>,
+        n: usize,
+        keep: usize,
+        pos0: u32,
+        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
+    ) -> Result<()> {
+        let hp = &self.hp;
+        let lw = &self.layers[l];
+        let w = |i| self.weights.get(i);
+        let eps = hp.rms_eps as f32;
+        let (hd, nh, nkv, ni) = (hp.head_dim as i64, i64::from(hp.n_head), i64::from(hp.n_head_kv), n as i64);
+        let pos0 = i64::from(pos0);
+        let faults = self.opts.faults;
+
+        let cur = ctx.mul(ctx.rms_norm(x, eps)?, w(lw.attn_norm))?;
+        let mut q = ctx.reshape(ctx.mul_mat(w(lw.wq), cur)?, &[hd, nh, ni])?;
+        let mut k = ctx.reshape(ctx.mul_mat(w(lw.wk), cur)?, &[hd, nkv, ni])?;
+        let v = ctx.reshape(ctx.mul_mat(w(lw.wv), cur)?, &[hd, nkv, ni])?;
+        if !faults.no_qk_norm {
+            q = ctx.mul(ctx.rms_norm(q, eps)?, w(lw.q_norm))?;
+            k = ctx.mul(ctx.rms_norm(k, eps)?, w(lw.k_norm))?;
+        }
+        let positions: Vec<i32> = (0..ni).map(|i| (pos0 + i) as i32).collect();
+        let pos = input(ctx, GgmlType::I32, &[ni], inputs, i32_bytes(&positions))?;
+        let rope = RopeParams {
+            n_ctx_orig: hp.n_ctx_train.min(i32::MAX as u64) as i32,
+            ..RopeParams::plain(hd as i32, RopeMode::Neox, hp.rope_freq_base as f32)
+        };
+        let q_pos = if faults.rope_shift {
+            let shifted: Vec<i32> = positions.iter().map(|p| p + 1).collect();
+            input(ctx, GgmlType::I32, &[ni], inputs, i32_bytes(&shifted))?
+        } else {
+            pos
+        };
+        let q = ctx.rope_ext(q, q_pos, &rope)?;
+        let k = ctx.rope_ext(k, pos, &rope)?;
+
+        // Store K and V at positions pos0.. of the cache.
+        let (kc, vc) = (self.state.get(self.st.k[l]), self.state.get(self.st.v[l]));
+        let row = kc.nb()[2];
+        let k_dst = ctx.view(kc, &[hd, nkv, ni], &[kc.nb()[1], row], pos0 as usize * row)?;
+        let v_dst = ctx.view(vc, &[hd, nkv, ni], &[vc.nb()[1], row], pos0 as usize * row)?;
+        g.build_forward_expand(ctx.cpy(k, k_dst)?)?;
+        g.build_forward_expand(ctx.cpy(v, v_dst)?)?;
+
+        let n_kv = pos0 + ni;
+        let k_all = ctx.view(kc, &[hd, n_kv, nkv], &[row, kc.nb()[1]], 0)?;
+        let v_all = ctx.view(vc, &[hd, n_kv, nkv], &[row, vc.nb()[1]], 0)?;
+        let mut mask = Vec::with_capacity((n_kv * ni) as usize * 2);
+        for i in 0..ni {
+            for j in 0..n_kv {
+                let bits: u16 = if j <= pos0 + i { 0x0000 } else { 0xFC00 }; // 0 or -inf in f16
+                mask.extend_from_slice(&bits.to_le_bytes());
+            }
+        }
+        let mask = input(ctx, GgmlType::F16, &[n_kv, ni], inputs, mask)?;
+        let qp = ctx.permute(q, [0, 2, 1, 3])?;
+        let att = ctx.flash_attn_ext(qp, k_all, v_all, mask, 1.0 / (hd as f32).sqrt())?;
+        let att = ctx.reshape(att, &[hd * nh, ni])?;
+        let att = ctx.mul_mat(w(lw.wo), att)?;
+        let mut ffn_inp = ctx.add(att, x)?;
+        if keep < n {
+            ffn_inp =
+                ctx.view(ffn_inp, &[hp.n_embd as i64, keep as i64], &[ffn_inp.nb()[1]], (n - keep) * ffn_inp.nb()[1])?;
+        }
+        let h = ctx.mul(ctx.rms_norm(ffn_inp, eps)?, w(lw.ffn_norm))?;
+
+        // Router: softmax over experts, top-k, weights normalised as the model says.
+        let kk = hp.n_expert_used as i64;
+        let nk = keep as i64;
+        let probs = ctx.soft_max(ctx.mul_mat(w(lw.router), h)?)?;
+        let top = ctx.argsort_top_k(probs, kk as usize)?;
+        let probs3 = ctx.reshape(probs, &[1, i64::from(hp.n_expert), nk])?;
+        let mut wts = ctx.reshape(ctx.get_rows(probs3, top)?, &[kk, nk])?;
+        if hp.expert_weights_norm && !faults.unnormalised_weights {
+            let sum = ctx.clamp(ctx.sum_rows(wts)?, 6.103_515_6e-5, f32::INFINITY)?;
+            wts = ctx.div(wts, sum)?;
+        }
+        if hp.expert_weights_scale != 0.0 && hp.expert_weights_scale != 1.0 {
+            wts = ctx.scale(wts, hp.expert_weights_scale as f32)?;
+        }
+
+        let st = &self.state;
+        let dst = |i: usize, ne0: i64| -> Result<Tensor<'a>> {
+            let t = st.get(i);
+            Ok(ctx.view(t, &[ne0, nk], &[t.nb()[1]], 0)?)
+        };
+        g.build_forward_expand(ctx.cpy(h, dst(self.st.h, hp.n_embd as i64)?)?)?;
+        g.build_forward_expand(ctx.cpy(ffn_inp, dst(self.st.res, hp.n_embd as i64)?)?)?;
+        g.build_forward_expand(ctx.cpy(top, dst(self.st.ids, kk)?)?)?;
+        g.build_forward_expand(ctx.cpy(wts, dst(self.st.wts, kk)?)?)?;
+        Ok(())
+    }
+
+    /// Layer `l`'s experts on the FFN input of `n` rows: each routed expert on the rows routed
+    /// to it, scaled by its weight, summed per row in rank order.
+    #[allow(clippy::too_many_arguments)]
+    fn moe<'a>(
+        &'a self,
+        ctx: &'a Context,
+        g: &mut Graph<'a>,
+        l: usize,
+        n: usize,
+        used: &BTreeMap<u32, Vec<(usize, usize)>>,
+        ptrs: &[[*const u8; 3]],
+        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
+    ) -> Result<Tensor<'a>> {
+        let k = self.hp.n_expert_used as usize;
+        let e = self.hp.n_embd as i64;
+        let lw = &self.layers[l];
+        let hs = self.state.get(self.st.h);
+        let h = ctx.view(hs, &[e, n as i64], &[hs.nb()[1]], 0)?;
+        let ws = self.state.get(self.st.wts);
+        let wflat = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, (k * n) as i64])?;
+        let y_all = ctx.new_tensor(GgmlType::F32, &[e, (k * n) as i64])?;
+        let mut perm = vec![0i32; k * n];
+        let mut off = 0usize;
+        for (i, routes) in used.values().enumerate() {
+            let m = routes.len();
+            let rows: Vec<i32> = routes.iter().map(|&(t, _)| t as i32).collect();
+            let slots: Vec<i32> = routes.iter().map(|&(t, j)| (t * k + j) as i32).collect();
+            let sl = input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&slots))?;
+            // (Inputs must be used by the graph, or they get no memory.)
+            let xe = if n == 1 {
+                h
+            } else {
+                ctx.get_rows(h, input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&rows))?)?
+            };
+            let proj = |which: usize| -> Result<Tensor<'a>> {
+                let (ty, ne) = lw.experts[which];
+                let t = ctx.new_tensor(ty, &ne)?;
+                // SAFETY: the provider's contract: the pointer holds this expert's projection
+                // (ne[0] × ne[1] of `ty`, the bytes of the file) until release, which comes
+                // after this graph is computed.
+                unsafe { t.set_data_ptr(ptrs[i][which].cast_mut()) };
+                Ok(t)
+            };
+            let gate = ctx.mul_mat(proj(0)?, xe)?;
+            let up = ctx.mul_mat(proj(1)?, xe)?;
+            let y = ctx.mul_mat(proj(2)?, ctx.swiglu_split(gate, up)?)?;
+            let y = ctx.mul(y, ctx.get_rows(wflat, sl)?)?;
+            let dst = ctx.view(y_all, &[e, m as i64], &[y_all.nb()[1]], off * y_all.nb()[1])?;
+            g.build_forward_expand(ctx.cpy(y, dst)?)?;
+            for (q, &(t, j)) in routes.iter().enumerate() {
+                perm[t * k + j] = (off + q) as i32;
+            }
+            off += m;
+        }
+        let perm = input(ctx, GgmlType::I32, &[(k * n) as i64], inputs, i32_bytes(&perm))?;
+        let z = ctx.reshape(ctx.get_rows(y_all, perm)?, &[e, k as i64, n as i64])?;
+        let mut out = ctx.view(z, &[e, n as i64], &[z.nb()[2]], 0)?;
+        for j in 1..k {
+            out = ctx.add(out, ctx.view(z, &[e, n as i64], &[z.nb()[2]], j * z.nb()[1])?)?;
+        }
+        if k == 1 {
+            out = ctx.cont(out)?;
+        }
+        Ok(out)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rows {
+    All,
+    Last,
+    None,
+}
+
+/// Experts routed by `ids` (`k` per row): expert → its (row, rank) pairs, row-major.
+fn used_experts(ids: &[i32], k: usize) -> BTreeMap<u32, Vec<(usize, usize)>> {
+    let mut used: BTreeMap<u32, Vec<(usize, usize)>> = BTreeMap::new();
+    for (i, &e) in ids.iter().enumerate() {
+        used.entry(e as u32).or_default().push((i / k, i % k));
+    }
+    used
+}
+
+fn i32_bytes(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A graph input of `ty` and shape `ne` whose bytes are written after allocation.
+fn input<'a>(
+    ctx: &'a Context,
+    ty: GgmlType,
+    ne: &[i64],
+    inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
+    bytes: Vec<u8>,
+) -> Result<Tensor<'a>> {
+    let t = ctx.new_tensor(ty, ne)?;
+    t.set_input();
+    inputs.push((t, bytes));
+    Ok(t)
+}

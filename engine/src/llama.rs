@@ -1,0 +1,397 @@
+//! llama.cpp, for the three things the design gives it: the tokenizer and chat template (the
+//! model loaded vocab-only), the sampler chain, and the baseline engine `--engine llama` (plain
+//! llama.cpp on mmap) that is also the oracle of the decoder's tests.
+
+use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+use std::sync::Once;
+
+use bmoe_ggml_sys as sys;
+
+/// Errors of the llama.cpp layer.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("llama.cpp could not load {}", path.display())]
+    Load { path: PathBuf },
+    #[error("llama.cpp could not create a context (n_ctx {n_ctx})")]
+    Context { n_ctx: u32 },
+    #[error("llama.cpp: {0}")]
+    Call(String),
+    #[error("path is not valid UTF-8 or contains NUL: {}", .0.display())]
+    Path(PathBuf),
+    #[error("text contains a NUL byte")]
+    Nul,
+}
+
+/// Result alias of the llama.cpp layer.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+static LOG_ONLY_ERRORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// llama.cpp's and ggml's log, errors only unless [`set_verbose`] asked for everything.
+unsafe extern "C" fn log_cb(level: sys::ggml_log_level, text: *const std::os::raw::c_char, _: *mut std::ffi::c_void) {
+    let quiet = LOG_ONLY_ERRORS.load(std::sync::atomic::Ordering::Relaxed);
+    if text.is_null() || (quiet && level != sys::GGML_LOG_LEVEL_ERROR) {
+        return;
+    }
+    // SAFETY: llama.cpp passes a NUL-terminated message valid for the call.
+    eprint!("{}", unsafe { CStr::from_ptr(text) }.to_string_lossy());
+}
+
+/// Show llama.cpp's whole log (loading details) instead of errors only.
+pub fn set_verbose(verbose: bool) {
+    LOG_ONLY_ERRORS.store(!verbose, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn init() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        // SAFETY: installs a callback that only reads the message it is given; no user data.
+        unsafe { sys::llama_log_set(Some(log_cb), std::ptr::null_mut()) };
+        // SAFETY: backend init has no preconditions and is idempotent.
+        unsafe { sys::llama_backend_init() };
+    });
+}
+
+/// A model loaded by llama.cpp.
+#[derive(Debug)]
+pub struct Model {
+    ptr: NonNull<sys::llama_model>,
+}
+
+// SAFETY: a llama_model is immutable after load and llama.cpp shares it between contexts
+// on different threads.
+unsafe impl Send for Model {}
+// SAFETY: as above.
+unsafe impl Sync for Model {}
+
+impl Model {
+    /// Load the vocabulary and metadata only (tokenizer, chat template).
+    ///
+    /// # Errors
+    /// [`Error::Load`].
+    pub fn vocab_only(path: &Path) -> Result<Self> {
+        Self::load(path, true, true)
+    }
+
+    /// Load the whole model on mmap, as a user of plain llama.cpp would.
+    ///
+    /// # Errors
+    /// [`Error::Load`].
+    pub fn mmap(path: &Path) -> Result<Self> {
+        Self::load(path, false, true)
+    }
+
+    /// Load the whole model on mmap with ggml's plain CPU kernels only: no "extra" buffer
+    /// types, i.e. no weights repacked into interleaved layouts with their own matmul
+    /// kernels. This runs the same kernels as our decoder, so on quantized models the two
+    /// agree bit for bit; it is what the decoder's oracle tests load.
+    ///
+    /// # Errors
+    /// [`Error::Load`].
+    pub fn mmap_plain_kernels(path: &Path) -> Result<Self> {
+        Self::load(path, false, false)
+    }
+
+    fn load(path: &Path, vocab_only: bool, extra_bufts: bool) -> Result<Self> {
+        init();
+        let c = path.to_str().and_then(|s| CString::new(s).ok()).ok_or_else(|| Error::Path(path.into()))?;
+        // SAFETY: returns a plain struct by value.
+        let mut params = unsafe { sys::llama_model_default_params() };
+        params.vocab_only = vocab_only;
+        params.load_mode = sys::LLAMA_LOAD_MODE_MMAP;
+        params.use_extra_bufts = extra_bufts;
+        // SAFETY: c is a valid NUL-terminated path; params came from llama.cpp's defaults.
+        let ptr = unsafe { sys::llama_model_load_from_file(c.as_ptr(), params) };
+        Ok(Self { ptr: NonNull::new(ptr).ok_or_else(|| Error::Load { path: path.into() })? })
+    }
+
+    fn vocab(&self) -> *const sys::llama_vocab {
+        // SAFETY: a live model; the vocab lives as long as the model.
+        unsafe { sys::llama_model_get_vocab(self.ptr.as_ptr()) }
+    }
+
+    /// Number of tokens in the vocabulary.
+    pub fn n_vocab(&self) -> usize {
+        // SAFETY: a live vocab.
+        unsafe { sys::llama_vocab_n_tokens(self.vocab()) as usize }
+    }
+
+    /// Tokenize `text`, adding BOS and the like if the model wants them (`add_special`), and
+    /// parsing special tokens written in the text (chat templates write them).
+    ///
+    /// # Errors
+    /// [`Error::Call`] if llama.cpp refuses.
+    pub fn tokenize(&self, text: &str, add_special: bool) -> Result<Vec<i32>> {
+        let len = i32::try_from(text.len()).map_err(|_| Error::Call("text too long".into()))?;
+        let mut toks = vec![0i32; text.len() + 8];
+        for _ in 0..2 {
+            // SAFETY: the text pointer/length describe `text`; toks has toks.len() slots.
+            let n = unsafe {
+                sys::llama_tokenize(
+                    self.vocab(),
+                    text.as_ptr().cast(),
+                    len,
+                    toks.as_mut_ptr(),
+                    toks.len() as i32,
+                    add_special,
+                    true,
+                )
+            };
+            if n >= 0 {
+                toks.truncate(n as usize);
+                return Ok(toks);
+            }
+            toks.resize((-n) as usize, 0);
+        }
+        Err(Error::Call("tokenize failed".into()))
+    }
+
+    /// The bytes of `token` (pieces of multi-byte characters may be partial).
+    pub fn piece(&self, token: i32) -> Vec<u8> {
+        let mut buf = vec![0u8; 64];
+        for _ in 0..2 {
+            // SAFETY: buf has buf.len() writable bytes; the vocab is live.
+            let n = unsafe {
+                sys::llama_token_to_piece(self.vocab(), token, buf.as_mut_ptr().cast(), buf.len() as i32, 0, false)
+            };
+            if n >= 0 {
+                buf.truncate(n as usize);
+                return buf;
+            }
+            buf.resize((-n) as usize, 0);
+        }
+        Vec::new()
+    }
+
+    /// Whether `token` ends a generation (EOS, EOT, …).
+    pub fn is_eog(&self, token: i32) -> bool {
+        // SAFETY: a live vocab.
+        unsafe { sys::llama_vocab_is_eog(self.vocab(), token) }
+    }
+
+    /// `user` wrapped in the model's chat template as one user turn, with the assistant's
+    /// turn opened.
+    ///
+    /// # Errors
+    /// [`Error::Call`] if the model has no chat template or llama.cpp cannot apply it.
+    pub fn chat(&self, user: &str) -> Result<String> {
+        // SAFETY: a live model; a null name asks for the default template.
+        let tmpl = unsafe { sys::llama_model_chat_template(self.ptr.as_ptr(), std::ptr::null()) };
+        if tmpl.is_null() {
+            return Err(Error::Call("the model has no chat template (tokenizer.chat_template)".into()));
+        }
+        let role = CString::new("user").expect("no NUL");
+        let content = CString::new(user).map_err(|_| Error::Nul)?;
+        let msg = sys::llama_chat_message { role: role.as_ptr(), content: content.as_ptr() };
+        let mut buf = vec![0u8; user.len() * 2 + 256];
+        for _ in 0..2 {
+            // SAFETY: tmpl is the model's NUL-terminated template; msg points at live C strings;
+            // buf has buf.len() writable bytes.
+            let n = unsafe {
+                sys::llama_chat_apply_template(tmpl, &msg, 1, true, buf.as_mut_ptr().cast(), buf.len() as i32)
+            };
+            if n < 0 {
+                return Err(Error::Call("llama.cpp does not know this chat template".into()));
+            }
+            if (n as usize) <= buf.len() {
+                buf.truncate(n as usize);
+                return String::from_utf8(buf).map_err(|_| Error::Call("template output is not UTF-8".into()));
+            }
+            buf.resize(n as usize, 0);
+        }
+        Err(Error::Call("chat template output kept growing".into()))
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: we own the model; contexts borrow it (Session<'m>) so none is alive.
+        unsafe { sys::llama_model_free(self.ptr.as_ptr()) };
+    }
+}
+
+/// How the next token is picked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampling {
+    /// 0 = greedy.
+    pub temp: f32,
+    /// 0 = off.
+    pub top_k: i32,
+    /// 1 = off.
+    pub top_p: f32,
+    pub seed: u32,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Self { temp: 0.0, top_k: 40, top_p: 0.95, seed: 0 }
+    }
+}
+
+/// llama.cpp's sampler chain (greedy, or top-k → top-p → temperature → seeded draw), used
+/// by both engines so that the same seed picks the same tokens from the same logits.
+#[derive(Debug)]
+pub struct Sampler {
+    ptr: NonNull<sys::llama_sampler>,
+    cand: Vec<sys::llama_token_data>,
+}
+
+// SAFETY: a sampler chain is owned state used through &mut self only.
+unsafe impl Send for Sampler {}
+
+impl Sampler {
+    /// A sampler for `s`.
+    ///
+    /// # Errors
+    /// [`Error::Call`] if llama.cpp cannot make it.
+    pub fn new(s: Sampling) -> Result<Self> {
+        init();
+        // SAFETY: plain constructors; the chain takes ownership of each added sampler.
+        let ptr = unsafe {
+            let chain = sys::llama_sampler_chain_init(sys::llama_sampler_chain_default_params());
+            if s.temp <= 0.0 {
+                sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_greedy());
+            } else {
+                if s.top_k > 0 {
+                    sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_top_k(s.top_k));
+                }
+                if s.top_p < 1.0 {
+                    sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_top_p(s.top_p, 1));
+                }
+                sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_temp(s.temp));
+                sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_dist(s.seed));
+            }
+            chain
+        };
+        Ok(Self { ptr: NonNull::new(ptr).ok_or_else(|| Error::Call("sampler".into()))?, cand: Vec::new() })
+    }
+
+    /// Pick a token from `logits` (one per vocabulary entry).
+    pub fn sample(&mut self, logits: &[f32]) -> i32 {
+        self.cand.clear();
+        self.cand.extend(logits.iter().enumerate().map(|(i, &l)| sys::llama_token_data {
+            id: i as i32,
+            logit: l,
+            p: 0.0,
+        }));
+        let mut arr = sys::llama_token_data_array {
+            data: self.cand.as_mut_ptr(),
+            size: self.cand.len(),
+            selected: -1,
+            sorted: false,
+        };
+        // SAFETY: arr points at self.cand, live and unaliased for the call.
+        unsafe { sys::llama_sampler_apply(self.ptr.as_ptr(), &mut arr) };
+        let sel = usize::try_from(arr.selected).unwrap_or(0).min(arr.size.saturating_sub(1));
+        // SAFETY: sel < arr.size; arr.data may have been re-pointed by a sampler, still live.
+        let tok = unsafe { (*arr.data.add(sel)).id };
+        // SAFETY: a live chain.
+        unsafe { sys::llama_sampler_accept(self.ptr.as_ptr(), tok) };
+        tok
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        // SAFETY: we own the chain (and through it every sampler added).
+        unsafe { sys::llama_sampler_free(self.ptr.as_ptr()) };
+    }
+}
+
+/// A llama.cpp context on a loaded model: the baseline engine.
+#[derive(Debug)]
+pub struct Session<'m> {
+    model: &'m Model,
+    ctx: NonNull<sys::llama_context>,
+    n_ubatch: u32,
+    n_past: i32,
+}
+
+impl<'m> Session<'m> {
+    /// A context of `n_ctx` tokens computing with `n_threads`, prefill in micro-batches of
+    /// `n_ubatch`.
+    ///
+    /// # Errors
+    /// [`Error::Context`].
+    pub fn new(model: &'m Model, n_ctx: u32, n_threads: usize, n_ubatch: u32) -> Result<Self> {
+        // SAFETY: returns a plain struct by value.
+        let mut p = unsafe { sys::llama_context_default_params() };
+        p.n_ctx = n_ctx;
+        p.n_batch = n_ubatch;
+        p.n_ubatch = n_ubatch;
+        p.n_threads = n_threads as i32;
+        p.n_threads_batch = n_threads as i32;
+        p.no_perf = true;
+        // SAFETY: a live model and params from llama.cpp's defaults.
+        let ctx = unsafe { sys::llama_init_from_model(model.ptr.as_ptr(), p) };
+        Ok(Self { model, ctx: NonNull::new(ctx).ok_or(Error::Context { n_ctx })?, n_ubatch, n_past: 0 })
+    }
+
+    /// Run `tokens` at the next positions; returns the logits of the last token, or of every
+    /// token when `all`.
+    ///
+    /// # Errors
+    /// [`Error::Call`] if `llama_decode` fails (context full, …).
+    pub fn forward(&mut self, tokens: &[i32], all: bool) -> Result<Vec<f32>> {
+        let n_vocab = self.model.n_vocab();
+        let mut out = Vec::new();
+        let chunks: Vec<&[i32]> = tokens.chunks(self.n_ubatch as usize).collect();
+        for (ci, chunk) in chunks.iter().enumerate() {
+            let last_chunk = ci + 1 == chunks.len();
+            // SAFETY: allocates a batch for chunk.len() tokens of one sequence.
+            let batch = unsafe { sys::llama_batch_init(chunk.len() as i32, 0, 1) };
+            for (i, &t) in chunk.iter().enumerate() {
+                // SAFETY: batch arrays have chunk.len() entries; seq_id[i] has room for 1.
+                unsafe {
+                    *batch.token.add(i) = t;
+                    *batch.pos.add(i) = self.n_past + i as i32;
+                    *batch.n_seq_id.add(i) = 1;
+                    **batch.seq_id.add(i) = 0;
+                    *batch.logits.add(i) = i8::from(all || (last_chunk && i + 1 == chunk.len()));
+                }
+            }
+            let mut b = batch;
+            b.n_tokens = chunk.len() as i32;
+            // SAFETY: a live context and a filled batch.
+            let rc = unsafe { sys::llama_decode(self.ctx.as_ptr(), b) };
+            if rc != 0 {
+                // SAFETY: the batch came from llama_batch_init.
+                unsafe { sys::llama_batch_free(batch) };
+                return Err(Error::Call(format!("llama_decode returned {rc}")));
+            }
+            for i in 0..chunk.len() {
+                if all || (last_chunk && i + 1 == chunk.len()) {
+                    // SAFETY: row i requested logits; llama.cpp returns n_vocab floats.
+                    let l = unsafe { sys::llama_get_logits_ith(self.ctx.as_ptr(), i as i32) };
+                    if l.is_null() {
+                        // SAFETY: the batch came from llama_batch_init.
+                        unsafe { sys::llama_batch_free(batch) };
+                        return Err(Error::Call(format!("no logits for row {i}")));
+                    }
+                    // SAFETY: as above.
+                    out.extend_from_slice(unsafe { std::slice::from_raw_parts(l, n_vocab) });
+                }
+            }
+            // SAFETY: the batch came from llama_batch_init.
+            unsafe { sys::llama_batch_free(batch) };
+            self.n_past += chunk.len() as i32;
+        }
+        Ok(out)
+    }
+
+    /// Forget the KV cache.
+    pub fn reset(&mut self) {
+        // SAFETY: a live context.
+        unsafe { sys::llama_memory_clear(sys::llama_get_memory(self.ctx.as_ptr()), true) };
+        self.n_past = 0;
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        // SAFETY: we own the context.
+        unsafe { sys::llama_free(self.ctx.as_ptr()) };
+    }
+}
