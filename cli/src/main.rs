@@ -7,6 +7,7 @@
 mod inspect;
 mod iobench;
 mod replay;
+mod run;
 mod selfcheck;
 mod synth;
 
@@ -24,6 +25,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Generate text from a model (our decoder, or `--engine llama` for plain llama.cpp).
+    Run(run::Args),
     /// Compute a small quantised graph with the linked ggml and check it against plain Rust.
     Selfcheck(selfcheck::Args),
     /// Measure the read engine (or mmap) on a file: MiB/s, IOPS, latency p50/p99.
@@ -55,6 +58,7 @@ fn run() -> anyhow::Result<()> {
     let matches = Cli::command().version(version).get_matches();
     let cli = Cli::from_arg_matches(&matches)?;
     match cli.command {
+        Command::Run(args) => run::run(args),
         Command::Selfcheck(args) => selfcheck::run(args),
         Command::Iobench(args) => iobench::run(args),
         Command::Synth(args) => synth::run(args),

@@ -197,3 +197,78 @@ fn bad_input_is_an_error_not_a_crash() {
     let err = Decoder::open_resident(&cut, opts(Faults::default(), 4)).unwrap_err().to_string();
     assert!(err.contains("cut.gguf"), "{err}");
 }
+
+/// Experts copied to fresh memory at every acquire, at another alignment than the file's:
+/// the streamer's situation (weights in cache slots).
+struct CopyingProvider {
+    inner: bmoe_engine::decoder::ResidentExperts,
+    bufs: Vec<Vec<u64>>,
+    layers: Vec<bmoe_engine::model::MoeLayer>,
+    acquired: usize,
+}
+
+// SAFETY: the pointers are into `bufs`, which hold a copy of each projection's bytes and are
+// only replaced at the next acquire (after the release of the previous layer).
+unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
+    fn acquire(
+        &mut self,
+        layer: u32,
+        experts: &[u32],
+        out: &mut Vec<[*const u8; 3]>,
+    ) -> bmoe_engine::decoder::Result<()> {
+        self.inner.acquire(layer, experts, out)?;
+        self.bufs.clear();
+        let l = &self.layers[layer as usize];
+        for p in out.iter_mut() {
+            for (i, t) in l.tensors.iter().enumerate() {
+                let len = t.bytes_per_expert as usize;
+                let mut buf = vec![0u64; len / 8 + 16];
+                // 96 bytes into an 8-aligned buffer: 32-aligned at most, unlike the mapping.
+                let dst = buf.as_mut_ptr().cast::<u8>().wrapping_add(96);
+                // SAFETY: p[i] points at len readable bytes (the inner provider's contract);
+                // dst has len + 32 writable bytes after it.
+                unsafe { std::ptr::copy_nonoverlapping(p[i], dst, len) };
+                p[i] = dst;
+                self.bufs.push(buf);
+            }
+        }
+        self.acquired += experts.len();
+        Ok(())
+    }
+
+    fn release(&mut self, layer: u32) {
+        self.inner.release(layer);
+    }
+}
+
+#[test]
+fn experts_at_another_address_give_the_same_bits() {
+    use bmoe_engine::decoder::{Mapping, ResidentExperts};
+    use bmoe_engine::model::ModelIndex;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    for quant in QUANTS {
+        let path = model(dir.path(), quant, 4);
+        let toks = &sequence(5)[..24];
+        let index = ModelIndex::open(&path).unwrap();
+        let map = Arc::new(Mapping::open(&index.file).unwrap());
+        let copying = CopyingProvider {
+            inner: ResidentExperts::new(&index, map.clone()),
+            bufs: Vec::new(),
+            layers: index.layers.clone(),
+            acquired: 0,
+        };
+        let mut a = Decoder::new(&index, map.clone(), copying, opts(Faults::default(), 8)).unwrap();
+        let mut b = Decoder::open_resident(&path, opts(Faults::default(), 8)).unwrap();
+        // A batched prefill (two micro-batches), then single-token decode steps.
+        let mut la = a.forward(&toks[..16], Logits::All).unwrap();
+        let mut lb = b.forward(&toks[..16], Logits::All).unwrap();
+        for &t in &toks[16..] {
+            la.extend(a.forward(&[t], Logits::Last).unwrap());
+            lb.extend(b.forward(&[t], Logits::Last).unwrap());
+        }
+        assert!(a.provider_mut().acquired > 0);
+        let same = la.iter().zip(&lb).all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(same, "{quant:?}: logits differ when the experts live elsewhere");
+    }
+}

@@ -559,11 +559,13 @@ impl Model {
     ) -> Result<Tensor<'a>> {
         let k = self.hp.n_expert_used as usize;
         let e = self.hp.n_embd as i64;
-        let lw = &self.layers[l];
         let hs = self.state.get(self.st.h);
         let h = ctx.view(hs, &[e, n as i64], &[hs.nb()[1]], 0)?;
         let ws = self.state.get(self.st.wts);
         let wflat = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, (k * n) as i64])?;
+        if n == 1 {
+            return self.moe_one(ctx, l, h, ws, used, ptrs);
+        }
         let y_all = ctx.new_tensor(GgmlType::F32, &[e, (k * n) as i64])?;
         let mut perm = vec![0i32; k * n];
         let mut off = 0usize;
@@ -578,15 +580,7 @@ impl Model {
             } else {
                 ctx.get_rows(h, input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&rows))?)?
             };
-            let proj = |which: usize| -> Result<Tensor<'a>> {
-                let (ty, ne) = lw.experts[which];
-                let t = ctx.new_tensor(ty, &ne)?;
-                // SAFETY: the provider's contract: the pointer holds this expert's projection
-                // (ne[0] × ne[1] of `ty`, the bytes of the file) until release, which comes
-                // after this graph is computed.
-                unsafe { t.set_data_ptr(ptrs[i][which].cast_mut()) };
-                Ok(t)
-            };
+            let proj = |which: usize| self.expert_proj(ctx, l, which, ptrs[i][which]);
             let gate = ctx.mul_mat(proj(0)?, xe)?;
             let up = ctx.mul_mat(proj(1)?, xe)?;
             let y = ctx.mul_mat(proj(2)?, ctx.swiglu_split(gate, up)?)?;
@@ -608,6 +602,55 @@ impl Model {
             out = ctx.cont(out)?;
         }
         Ok(out)
+    }
+}
+
+impl Model {
+    /// An expert's projection `which` (0 gate, 1 up, 2 down) as a tensor on the provider's bytes.
+    fn expert_proj<'a>(&self, ctx: &'a Context, l: usize, which: usize, ptr: *const u8) -> Result<Tensor<'a>> {
+        let (ty, ne) = self.layers[l].experts[which];
+        let t = ctx.new_tensor(ty, &ne)?;
+        // SAFETY: the provider's contract: the pointer holds this expert's projection
+        // (ne[0] × ne[1] of `ty`, the bytes of the file) until release, which comes after the
+        // graph using it is computed.
+        unsafe { t.set_data_ptr(ptr.cast_mut()) };
+        Ok(t)
+    }
+
+    /// [`Self::moe`] for one row (decode): the experts in rank order, each scaled by its
+    /// weight and added up as they come. The same operations on the same values as the
+    /// batched path, without its gather and scatter, so the same bits.
+    fn moe_one<'a>(
+        &'a self,
+        ctx: &'a Context,
+        l: usize,
+        h: Tensor<'a>,
+        ws: Tensor<'a>,
+        used: &BTreeMap<u32, Vec<(usize, usize)>>,
+        ptrs: &[[*const u8; 3]],
+    ) -> Result<Tensor<'a>> {
+        let k = self.hp.n_expert_used as usize;
+        // Rank j → index of its expert in `used` (and `ptrs`).
+        let mut by_rank = vec![usize::MAX; k];
+        for (i, routes) in used.values().enumerate() {
+            for &(_, j) in routes {
+                by_rank[j] = i;
+            }
+        }
+        let mut out: Option<Tensor<'a>> = None;
+        for (j, &i) in by_rank.iter().enumerate() {
+            let p = ptrs[i];
+            let gate = ctx.mul_mat(self.expert_proj(ctx, l, 0, p[0])?, h)?;
+            let up = ctx.mul_mat(self.expert_proj(ctx, l, 1, p[1])?, h)?;
+            let y = ctx.mul_mat(self.expert_proj(ctx, l, 2, p[2])?, ctx.swiglu_split(gate, up)?)?;
+            let w = ctx.view(ws, &[1, 1], &[ws.nb()[1]], j * ws.nb()[0])?;
+            let y = ctx.mul(y, w)?;
+            out = Some(match out {
+                None => y,
+                Some(acc) => ctx.add(acc, y)?,
+            });
+        }
+        out.ok_or_else(|| Error::Unsupported("a layer that routes no expert".into()))
     }
 }
 
