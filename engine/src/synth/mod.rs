@@ -75,6 +75,10 @@ pub struct Shape {
     pub rms_eps: f32,
 }
 
+/// The chat template written into synthetic models (ChatML, as Qwen3's, without tools).
+pub const CHAT_TEMPLATE: &str = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + \
+    message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
 /// The preset shape names.
 pub const PRESETS: &[&str] = &["tiny", "small", "qwen3-30b-a3b"];
 
@@ -313,6 +317,8 @@ pub fn plan(o: &Options) -> Result<Plan> {
             h.kv("tokenizer.ggml.eos_token_id", Value::U32(vocab.eos));
             h.kv("tokenizer.ggml.padding_token_id", Value::U32(vocab.bos));
             h.kv("tokenizer.ggml.add_bos_token", Value::Bool(false));
+            // Qwen's ChatML, so that `bmoe run --chat` has a template to apply.
+            h.kv("tokenizer.chat_template", Value::String(CHAT_TEMPLATE.into()));
             h.kv("bmoe.synth.shape", Value::String(o.shape_name.clone()));
             h.kv("bmoe.synth.seed", Value::U64(o.seed));
             h.kv("bmoe.synth.route_skew", Value::F32(o.route_skew));
