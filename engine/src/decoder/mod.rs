@@ -384,6 +384,7 @@ impl<P: ExpertProvider> Decoder<P> {
         // attention, which keeps only the rows whose logits are wanted.
         let mut n_rows = n;
         let mut ids: Vec<i32> = Vec::new();
+        let mask = causal_mask(pos0 as usize, n);
         let mut logits = Vec::new();
         for p in 0..=n_layer {
             let keep = if p + 1 == n_layer && rows != Rows::All { 1 } else { n };
@@ -407,7 +408,7 @@ impl<P: ExpertProvider> Decoder<P> {
                 ctx.add(moe, ctx.view(res, &[res.ne()[0], n_rows as i64], &[res.nb()[1]], 0)?)?
             };
             let out = if p < n_layer {
-                m.attention(&ctx, &mut g, p, x, n, keep, pos0, &mut inputs)?;
+                m.attention(&ctx, &mut g, p, x, n, keep, pos0, &mask, &mut inputs)?;
                 None
             } else {
                 let normed = ctx.mul(ctx.rms_norm(x, hp.rms_eps as f32)?, m.weights.get(m.output_norm))?;
@@ -454,6 +455,7 @@ impl Model {
         n: usize,
         keep: usize,
         pos0: u32,
+        mask: &[u8],
         inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
     ) -> Result<()> {
         let hp = &self.hp;
@@ -498,14 +500,7 @@ impl Model {
         let n_kv = pos0 + ni;
         let k_all = ctx.view(kc, &[hd, n_kv, nkv], &[row, kc.nb()[1]], 0)?;
         let v_all = ctx.view(vc, &[hd, n_kv, nkv], &[row, vc.nb()[1]], 0)?;
-        let mut mask = Vec::with_capacity((n_kv * ni) as usize * 2);
-        for i in 0..ni {
-            for j in 0..n_kv {
-                let bits: u16 = if j <= pos0 + i { 0x0000 } else { 0xFC00 }; // 0 or -inf in f16
-                mask.extend_from_slice(&bits.to_le_bytes());
-            }
-        }
-        let mask = input(ctx, GgmlType::F16, &[n_kv, ni], inputs, mask)?;
+        let mask = input(ctx, GgmlType::F16, &[n_kv, ni], inputs, mask.to_vec())?;
         let qp = ctx.permute(q, [0, 2, 1, 3])?;
         let att = ctx.flash_attn_ext(qp, k_all, v_all, mask, 1.0 / (hd as f32).sqrt())?;
         let att = ctx.reshape(att, &[hd * nh, ni])?;
@@ -668,6 +663,19 @@ fn used_experts(ids: &[i32], k: usize) -> BTreeMap<u32, Vec<(usize, usize)>> {
         used.entry(e as u32).or_default().push((i / k, i % k));
     }
     used
+}
+
+/// The F16 attention mask of `n` queries at positions `pos0..` over keys `0..pos0 + n`:
+/// 0 where a query may look, −∞ after it.
+fn causal_mask(pos0: usize, n: usize) -> Vec<u8> {
+    let n_kv = pos0 + n;
+    let mut mask = vec![0u8; n_kv * n * 2];
+    for (i, row) in mask.chunks_exact_mut(n_kv * 2).enumerate() {
+        for cell in row[(pos0 + i + 1) * 2..].chunks_exact_mut(2) {
+            cell.copy_from_slice(&0xFC00u16.to_le_bytes()); // −∞ in f16
+        }
+    }
+    mask
 }
 
 fn i32_bytes(v: &[i32]) -> Vec<u8> {
