@@ -205,6 +205,7 @@ struct CopyingProvider {
     bufs: Vec<Vec<u64>>,
     layers: Vec<bmoe_engine::model::MoeLayer>,
     acquired: usize,
+    cap: usize,
 }
 
 // SAFETY: the pointers are into `bufs`, which hold a copy of each projection's bytes and are
@@ -239,6 +240,10 @@ unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
     fn release(&mut self, layer: u32) {
         self.inner.release(layer);
     }
+
+    fn capacity(&self) -> usize {
+        self.cap
+    }
 }
 
 #[test]
@@ -252,23 +257,29 @@ fn experts_at_another_address_give_the_same_bits() {
         let toks = &sequence(5)[..24];
         let index = ModelIndex::open(&path).unwrap();
         let map = Arc::new(Mapping::open(&index.file).unwrap());
-        let copying = CopyingProvider {
-            inner: ResidentExperts::new(&index, map.clone()),
-            bufs: Vec::new(),
-            layers: index.layers.clone(),
-            acquired: 0,
-        };
-        let mut a = Decoder::new(&index, map.clone(), copying, opts(Faults::default(), 8)).unwrap();
         let mut b = Decoder::open_resident(&path, opts(Faults::default(), 8)).unwrap();
-        // A batched prefill (two micro-batches), then single-token decode steps.
-        let mut la = a.forward(&toks[..16], Logits::All).unwrap();
         let mut lb = b.forward(&toks[..16], Logits::All).unwrap();
         for &t in &toks[16..] {
-            la.extend(a.forward(&[t], Logits::Last).unwrap());
             lb.extend(b.forward(&[t], Logits::Last).unwrap());
         }
-        assert!(a.provider_mut().acquired > 0);
-        let same = la.iter().zip(&lb).all(|(x, y)| x.to_bits() == y.to_bits());
-        assert!(same, "{quant:?}: logits differ when the experts live elsewhere");
+        // Capacity 2 (the model's k): a prefill's experts are computed two at a time.
+        for cap in [usize::MAX, 2] {
+            let copying = CopyingProvider {
+                inner: ResidentExperts::new(&index, map.clone()),
+                bufs: Vec::new(),
+                layers: index.layers.clone(),
+                acquired: 0,
+                cap,
+            };
+            let mut a = Decoder::new(&index, map.clone(), copying, opts(Faults::default(), 8)).unwrap();
+            // A batched prefill (two micro-batches), then single-token decode steps.
+            let mut la = a.forward(&toks[..16], Logits::All).unwrap();
+            for &t in &toks[16..] {
+                la.extend(a.forward(&[t], Logits::Last).unwrap());
+            }
+            assert!(a.provider_mut().acquired > 0);
+            let same = la.iter().zip(&lb).all(|(x, y)| x.to_bits() == y.to_bits());
+            assert!(same, "{quant:?} capacity {cap}: logits differ when the experts live elsewhere");
+        }
     }
 }

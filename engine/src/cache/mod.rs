@@ -484,6 +484,21 @@ impl ExpertCache {
         }
     }
 
+    /// Drop a resident entry whose bytes turned out unusable (its read failed), pinned or
+    /// not; it is not counted as an eviction. Its key is appended to `evicted`.
+    pub fn remove(&mut self, id: EntryId, evicted: &mut Vec<ExpertKey>) {
+        let i = id as usize;
+        match self.state[i] {
+            State::Absent => return,
+            State::Kept => self.policy.on_remove(id),
+            State::Transient => self.transient.retain(|&t| t != id),
+        }
+        self.state[i] = State::Absent;
+        self.pin_stamp[i] = 0;
+        self.resident -= self.geom.bytes_of(id);
+        evicted.push(self.geom.key(id));
+    }
+
     /// Lookup, then admit on a miss: the one-call form for callers that do not batch a
     /// layer's hits before its misses.
     pub fn access(&mut self, a: &Access, evicted: &mut Vec<ExpertKey>) -> Lookup {

@@ -69,6 +69,13 @@ pub unsafe trait ExpertProvider {
     fn acquire(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<()>;
     /// The experts of `layer` acquired last are no longer in use.
     fn release(&mut self, layer: u32);
+    /// The most experts one `acquire` may ask for (at least the model's top-k). A prefill
+    /// whose union of routed experts is wider is computed in parts.
+    fn capacity(&self) -> usize {
+        usize::MAX
+    }
+    /// A new forward pass starts: a prefill micro-batch (`prefill`) or one decode step.
+    fn begin_step(&mut self, _prefill: bool) {}
 }
 
 /// Deliberate mistakes, for tests that show the oracle catches real bugs. Never set them
@@ -139,6 +146,8 @@ struct State {
     ids: usize,
     /// Top-k weights, F32 `[k, n_ubatch]`.
     wts: usize,
+    /// Routed experts' outputs, expert-major, F32 `[n_embd, k × n_ubatch]`.
+    y: usize,
 }
 
 /// Counters of the last forward passes.
@@ -282,8 +291,8 @@ impl<P: ExpertProvider> Decoder<P> {
 
         let (ctx, ub, k) = (i64::from(opts.n_ctx), i64::from(opts.n_ubatch), i64::from(hp.n_expert_used));
         let kv_bytes = 2 * kv as usize * opts.n_ctx as usize * 2 * hp.n_layer as usize;
-        let scratch = (2 * e as usize + 2 * k as usize) * ub as usize * 4;
-        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 4, kv_bytes + scratch)?;
+        let scratch = (2 * e as usize + 2 * k as usize + e as usize * k as usize) * ub as usize * 4;
+        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 5, kv_bytes + scratch)?;
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         let (hd, nkv) = (hp.head_dim as i64, i64::from(hp.n_head_kv));
         for l in 0..hp.n_layer {
@@ -297,6 +306,7 @@ impl<P: ExpertProvider> Decoder<P> {
             res: state.push("ffn_res", GgmlType::F32, &[e as i64, ub])?,
             ids: state.push("moe_ids", GgmlType::I32, &[k, ub])?,
             wts: state.push("moe_w", GgmlType::F32, &[k, ub])?,
+            y: state.push("moe_y", GgmlType::F32, &[e as i64, k * ub])?,
         };
         Ok(Self {
             m: Model { hp, n_vocab, opts, weights, layers, tok_embd, output_norm, output, state, st },
@@ -386,24 +396,45 @@ impl<P: ExpertProvider> Decoder<P> {
         let mut ids: Vec<i32> = Vec::new();
         let mask = causal_mask(pos0 as usize, n);
         let mut logits = Vec::new();
+        self.provider.begin_step(n > 1);
         for p in 0..=n_layer {
             let keep = if p + 1 == n_layer && rows != Rows::All { 1 } else { n };
+            let used = used_experts(&ids, k);
+            let mut groups: Vec<Vec<u32>> = Vec::new();
+            if p > 0 {
+                let cap = self.provider.capacity().max(k);
+                let experts: Vec<u32> = used.keys().copied().collect();
+                groups = experts.chunks(cap).map(<[u32]>::to_vec).collect();
+                // All groups but the last: those experts' outputs, each in a graph of its own.
+                for group in &groups[..groups.len() - 1] {
+                    Self::acquire(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, group)?;
+                    let nodes = 64 + 16 * group.len();
+                    let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
+                    let mut g = ctx.new_graph(nodes)?;
+                    let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
+                    m.moe(&ctx, &mut g, p - 1, n_rows, &used, group, &self.ptrs, false, &mut inputs)?;
+                    Self::compute(&mut self.alloc, &mut self.pool, &mut self.stats, &g, &inputs)?;
+                    self.provider.release(p as u32 - 1);
+                }
+                Self::acquire(
+                    &mut self.provider,
+                    &mut self.ptrs,
+                    &mut self.stats,
+                    p as u32 - 1,
+                    &groups[groups.len() - 1],
+                )?;
+            }
             let nodes = 256 + 16 * k * n.min(hp.n_expert as usize);
             let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
             let mut g = ctx.new_graph(nodes)?;
             let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
-            let used = used_experts(&ids, k);
-            if p > 0 {
-                let t0 = std::time::Instant::now();
-                let experts: Vec<u32> = used.keys().copied().collect();
-                self.provider.acquire(p as u32 - 1, &experts, &mut self.ptrs)?;
-                self.stats.provider_s += t0.elapsed().as_secs_f64();
-            }
             let x = if p == 0 {
                 let tok = input(&ctx, GgmlType::I32, &[n as i64], &mut inputs, i32_bytes(tokens))?;
                 ctx.get_rows(m.weights.get(m.tok_embd), tok)?
             } else {
-                let moe = m.moe(&ctx, &mut g, p - 1, n_rows, &used, &self.ptrs, &mut inputs)?;
+                let last = &groups[groups.len() - 1];
+                let moe = m.moe(&ctx, &mut g, p - 1, n_rows, &used, last, &self.ptrs, true, &mut inputs)?;
+                let moe = moe.expect("the last group sums");
                 let res = m.state.get(m.st.res);
                 ctx.add(moe, ctx.view(res, &[res.ne()[0], n_rows as i64], &[res.nb()[1]], 0)?)?
             };
@@ -417,14 +448,7 @@ impl<P: ExpertProvider> Decoder<P> {
                 g.build_forward_expand(out)?;
                 Some(out)
             };
-            self.alloc.alloc(&g)?;
-            for (t, bytes) in &inputs {
-                t.write_bytes(bytes)?;
-            }
-            let t0 = std::time::Instant::now();
-            self.pool.compute(&g)?;
-            self.stats.compute_s += t0.elapsed().as_secs_f64();
-            self.stats.graphs += 1;
+            Self::compute(&mut self.alloc, &mut self.pool, &mut self.stats, &g, &inputs)?;
             if p > 0 {
                 self.provider.release(p as u32 - 1);
             }
@@ -439,6 +463,40 @@ impl<P: ExpertProvider> Decoder<P> {
             }
         }
         Ok(logits)
+    }
+
+    fn acquire(
+        provider: &mut P,
+        ptrs: &mut Vec<[*const u8; 3]>,
+        stats: &mut Stats,
+        layer: u32,
+        experts: &[u32],
+    ) -> Result<()> {
+        let t0 = std::time::Instant::now();
+        let r = provider.acquire(layer, experts, ptrs);
+        stats.provider_s += t0.elapsed().as_secs_f64();
+        if r.is_ok() && ptrs.len() != experts.len() {
+            return Err(Error::Provider(format!("{} pointers for {} experts", ptrs.len(), experts.len())));
+        }
+        r
+    }
+
+    fn compute(
+        alloc: &mut GraphAllocator,
+        pool: &mut ThreadPool,
+        stats: &mut Stats,
+        g: &Graph<'_>,
+        inputs: &[(Tensor<'_>, Vec<u8>)],
+    ) -> Result<()> {
+        alloc.alloc(g)?;
+        for (t, bytes) in inputs {
+            t.write_bytes(bytes)?;
+        }
+        let t0 = std::time::Instant::now();
+        pool.compute(g)?;
+        stats.compute_s += t0.elapsed().as_secs_f64();
+        stats.graphs += 1;
+        Ok(())
     }
 }
 
@@ -539,8 +597,11 @@ impl Model {
         Ok(())
     }
 
-    /// Layer `l`'s experts on the FFN input of `n` rows: each routed expert on the rows routed
-    /// to it, scaled by its weight, summed per row in rank order.
+    /// Layer `l`'s experts `group` (a part of `used`, whose weights are `ptrs`) on the FFN
+    /// input of `n` rows: each on the rows routed to it, scaled by its weight, written to its
+    /// place in the expert-major output buffer. With `last`, also the sum per row in rank
+    /// order of every routed expert's output (the earlier groups wrote theirs in earlier
+    /// graphs).
     #[allow(clippy::too_many_arguments)]
     fn moe<'a>(
         &'a self,
@@ -549,46 +610,54 @@ impl Model {
         l: usize,
         n: usize,
         used: &BTreeMap<u32, Vec<(usize, usize)>>,
+        group: &[u32],
         ptrs: &[[*const u8; 3]],
+        last: bool,
         inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
-    ) -> Result<Tensor<'a>> {
+    ) -> Result<Option<Tensor<'a>>> {
         let k = self.hp.n_expert_used as usize;
         let e = self.hp.n_embd as i64;
         let hs = self.state.get(self.st.h);
         let h = ctx.view(hs, &[e, n as i64], &[hs.nb()[1]], 0)?;
         let ws = self.state.get(self.st.wts);
-        let wflat = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, (k * n) as i64])?;
-        if n == 1 {
-            return self.moe_one(ctx, l, h, ws, used, ptrs);
+        if n == 1 && last && group.len() == used.len() {
+            return self.moe_one(ctx, l, h, ws, used, ptrs).map(Some);
         }
-        let y_all = ctx.new_tensor(GgmlType::F32, &[e, (k * n) as i64])?;
+        let wflat = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, (k * n) as i64])?;
+        let y_all = self.state.get(self.st.y);
         let mut perm = vec![0i32; k * n];
         let mut off = 0usize;
-        for (i, routes) in used.values().enumerate() {
+        for (&expert, routes) in used {
             let m = routes.len();
-            let rows: Vec<i32> = routes.iter().map(|&(t, _)| t as i32).collect();
-            let slots: Vec<i32> = routes.iter().map(|&(t, j)| (t * k + j) as i32).collect();
-            let sl = input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&slots))?;
-            // (Inputs must be used by the graph, or they get no memory.)
-            let xe = if n == 1 {
-                h
-            } else {
-                ctx.get_rows(h, input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&rows))?)?
-            };
-            let proj = |which: usize| self.expert_proj(ctx, l, which, ptrs[i][which]);
-            let gate = ctx.mul_mat(proj(0)?, xe)?;
-            let up = ctx.mul_mat(proj(1)?, xe)?;
-            let y = ctx.mul_mat(proj(2)?, ctx.swiglu_split(gate, up)?)?;
-            let y = ctx.mul(y, ctx.get_rows(wflat, sl)?)?;
-            let dst = ctx.view(y_all, &[e, m as i64], &[y_all.nb()[1]], off * y_all.nb()[1])?;
-            g.build_forward_expand(ctx.cpy(y, dst)?)?;
+            if let Some(i) = group.iter().position(|&x| x == expert) {
+                let rows: Vec<i32> = routes.iter().map(|&(t, _)| t as i32).collect();
+                let slots: Vec<i32> = routes.iter().map(|&(t, j)| (t * k + j) as i32).collect();
+                let sl = input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&slots))?;
+                // (Inputs must be used by the graph, or they get no memory.)
+                let xe = if n == 1 {
+                    h
+                } else {
+                    ctx.get_rows(h, input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&rows))?)?
+                };
+                let proj = |which: usize| self.expert_proj(ctx, l, which, ptrs[i][which]);
+                let gate = ctx.mul_mat(proj(0)?, xe)?;
+                let up = ctx.mul_mat(proj(1)?, xe)?;
+                let y = ctx.mul_mat(proj(2)?, ctx.swiglu_split(gate, up)?)?;
+                let y = ctx.mul(y, ctx.get_rows(wflat, sl)?)?;
+                let dst = ctx.view(y_all, &[e, m as i64], &[y_all.nb()[1]], off * y_all.nb()[1])?;
+                g.build_forward_expand(ctx.cpy(y, dst)?)?;
+            }
             for (q, &(t, j)) in routes.iter().enumerate() {
                 perm[t * k + j] = (off + q) as i32;
             }
             off += m;
         }
+        if !last {
+            return Ok(None);
+        }
         let perm = input(ctx, GgmlType::I32, &[(k * n) as i64], inputs, i32_bytes(&perm))?;
-        let z = ctx.reshape(ctx.get_rows(y_all, perm)?, &[e, k as i64, n as i64])?;
+        let y_used = ctx.view(y_all, &[e, (k * n) as i64], &[y_all.nb()[1]], 0)?;
+        let z = ctx.reshape(ctx.get_rows(y_used, perm)?, &[e, k as i64, n as i64])?;
         let mut out = ctx.view(z, &[e, n as i64], &[z.nb()[2]], 0)?;
         for j in 1..k {
             out = ctx.add(out, ctx.view(z, &[e, n as i64], &[z.nb()[2]], j * z.nb()[1])?)?;
@@ -596,7 +665,7 @@ impl Model {
         if k == 1 {
             out = ctx.cont(out)?;
         }
-        Ok(out)
+        Ok(Some(out))
     }
 }
 
