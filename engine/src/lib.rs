@@ -24,4 +24,6 @@ pub mod gguf;
 #[cfg(feature = "ffi")]
 pub mod llama;
 pub mod model;
+#[cfg(feature = "ffi")]
+pub mod stream;
 pub mod synth;

@@ -1,0 +1,354 @@
+//! The streamer: an [`ExpertProvider`] whose experts live in the slots of a registered
+//! [`BufferPool`] that is also the expert cache, read from the model file with the uring-io
+//! [`ReadEngine`] when they miss.
+//!
+//! A slot holds one (layer, expert) entry: each projection in its own block-aligned region,
+//! its payload at the same offset within a 4 KiB block as in the file, so that an O_DIRECT
+//! read of the aligned window around it lands it there with no copy. The expert's tensors
+//! point at the payloads. `acquire(layer, ids)` looks every id up first (a hit is pinned),
+//! then admits the misses (evicting unpinned entries by policy, freeing their slots), submits
+//! all their reads as one batch over the lanes and waits for the batch (serial mode). Nothing
+//! is evicted while pinned, and an entry's slot is reused only after its reads completed: a
+//! failed batch is drained before the error returns and its entries are dropped.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bmoe_uring_io::{align, BufferPool, EngineOptions, FileId, ReadEngine, Registration, Request};
+
+use crate::cache::{Access, CachePolicy, EntryId, ExpertCache, ExpertKey, Geometry, Lookup, Phase, Position};
+use crate::decoder::{Error, ExpertProvider, Result};
+use crate::model::{ModelIndex, MoeLayer, Proj};
+
+/// How to stream.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamOptions {
+    /// Bytes of expert cache. 0 = no cache: a scratch set of slots for one layer's experts.
+    /// A budget under the widest layer's top-k demand is raised to it.
+    pub budget_bytes: u64,
+    /// Eviction policy.
+    pub policy: CachePolicy,
+    /// Read engine: backend, lanes, registration, O_DIRECT.
+    pub io: EngineOptions,
+}
+
+/// Counters of the streamer.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StreamStats {
+    /// Expert bytes read from the file (payloads).
+    pub bytes_read: u64,
+    /// Entries read.
+    pub reads: u64,
+    /// Seconds spent waiting for reads.
+    pub io_s: f64,
+    /// Seconds in cache bookkeeping (lookups, admission, eviction).
+    pub manage_s: f64,
+}
+
+/// The layout of one projection in a slot.
+#[derive(Clone, Copy, Debug)]
+struct Region {
+    shard: usize,
+    /// File offset of expert 0's slice and the bytes of one expert's slice.
+    base: u64,
+    len: u64,
+    /// Start of the projection's region in the slot (block-aligned).
+    start: usize,
+}
+
+/// The streaming expert provider.
+#[derive(Debug)]
+pub struct StreamingExperts {
+    engine: ReadEngine,
+    pool: Arc<BufferPool>,
+    files: Vec<FileId>,
+    paths: Vec<PathBuf>,
+    /// Per layer: gate, up, down regions.
+    layout: Vec<[Region; 3]>,
+    slot_bytes: usize,
+    n_slots: usize,
+    cache: ExpertCache,
+    slot_of: Vec<Option<u32>>,
+    free: Vec<u32>,
+    raised: bool,
+    requested_budget: u64,
+    phase: Phase,
+    token: u64,
+    seq: u64,
+    pinned: Vec<EntryId>,
+    evicted: Vec<ExpertKey>,
+    stats: StreamStats,
+}
+
+fn region_bytes(len: u64) -> usize {
+    // The aligned window around a payload at any offset: at most one block more than the
+    // payload rounded up to blocks.
+    (align::align_up(len, align::BLOCK).unwrap_or(u64::MAX) + align::BLOCK) as usize
+}
+
+impl StreamingExperts {
+    /// A streamer for `index` with `opts`.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for fused gate/up experts; [`Error::Provider`] if the pool or
+    /// the read engine cannot be set up, or a shard cannot be opened.
+    pub fn new(index: &ModelIndex, opts: StreamOptions) -> Result<Self> {
+        let mut layout = Vec::with_capacity(index.layers.len());
+        let mut slot_bytes = 0usize;
+        for l in &index.layers {
+            let mut r = [Region { shard: 0, base: 0, len: 0, start: 0 }; 3];
+            let mut at = 0usize;
+            for t in &l.tensors {
+                let i = proj_slot(t.proj)?;
+                r[i] = Region { shard: t.shard, base: t.offset, len: t.bytes_per_expert, start: at };
+                at += region_bytes(t.bytes_per_expert);
+            }
+            slot_bytes = slot_bytes.max(at);
+            layout.push(r);
+        }
+        let k = index.shape().n_expert_used.max(1) as usize;
+        let wanted = (opts.budget_bytes / slot_bytes.max(1) as u64) as usize;
+        let n_slots = wanted.max(k);
+        let raised = wanted < k;
+        let geom = Geometry::new(index.shape().n_expert, vec![slot_bytes as u64; index.layers.len()])
+            .map_err(|e| Error::Provider(e.to_string()))?;
+        let policy = opts.policy.build().map_err(|e| Error::Provider(e.to_string()))?;
+        let cache = ExpertCache::new(geom, (n_slots * slot_bytes) as u64, policy);
+        let pool = Arc::new(BufferPool::new(n_slots * slot_bytes).map_err(|e| Error::Provider(e.to_string()))?);
+        let engine = ReadEngine::new(pool.clone(), opts.io).map_err(|e| Error::Provider(e.to_string()))?;
+        Self::with_engine(index, engine, pool, layout, slot_bytes, n_slots, raised, opts.budget_bytes, cache)
+    }
+
+    /// As [`Self::new`], reading through a caller-built engine over a pool of `pool_bytes`
+    /// (tests inject faults this way). `make_engine` gets the pool.
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn with_engine_builder(
+        index: &ModelIndex,
+        opts: StreamOptions,
+        make_engine: impl FnOnce(Arc<BufferPool>) -> ReadEngine,
+    ) -> Result<Self> {
+        let mut s = Self::new(index, opts)?;
+        s.engine = make_engine(s.pool.clone());
+        s.files = open_all(&s.engine, &s.paths)?;
+        Ok(s)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn with_engine(
+        index: &ModelIndex,
+        engine: ReadEngine,
+        pool: Arc<BufferPool>,
+        layout: Vec<[Region; 3]>,
+        slot_bytes: usize,
+        n_slots: usize,
+        raised: bool,
+        requested_budget: u64,
+        cache: ExpertCache,
+    ) -> Result<Self> {
+        let paths: Vec<PathBuf> = index.file.shards.iter().map(|s| s.path.clone()).collect();
+        let files = open_all(&engine, &paths)?;
+        let n_entries = cache.geometry().n_entries();
+        Ok(Self {
+            engine,
+            pool,
+            files,
+            paths,
+            layout,
+            slot_bytes,
+            n_slots,
+            cache,
+            slot_of: vec![None; n_entries],
+            free: (0..n_slots as u32).rev().collect(),
+            raised,
+            requested_budget,
+            phase: Phase::Prefill,
+            token: 0,
+            seq: 0,
+            pinned: Vec::new(),
+            evicted: Vec::new(),
+            stats: StreamStats::default(),
+        })
+    }
+
+    /// Bytes of one slot (the widest entry with its O_DIRECT slack).
+    pub fn slot_bytes(&self) -> usize {
+        self.slot_bytes
+    }
+
+    /// Slots in the pool.
+    pub fn n_slots(&self) -> usize {
+        self.n_slots
+    }
+
+    /// The pool's bytes: the expert cache's true size.
+    pub fn pool_bytes(&self) -> usize {
+        self.pool.size()
+    }
+
+    /// Whether the requested budget was under the widest layer's top-k demand and was raised.
+    pub fn budget_raised(&self) -> bool {
+        self.raised
+    }
+
+    /// The budget asked for.
+    pub fn requested_budget(&self) -> u64 {
+        self.requested_budget
+    }
+
+    /// The read engine (backend, lanes, fixed buffers).
+    pub fn engine(&self) -> &ReadEngine {
+        &self.engine
+    }
+
+    /// Whether the pool is registered with io_uring.
+    pub fn registration(&self) -> Registration {
+        self.engine.registration()
+    }
+
+    /// The cache (counters, policy, resident bytes).
+    pub fn cache(&self) -> &ExpertCache {
+        &self.cache
+    }
+
+    /// The streamer's own counters.
+    pub fn stats(&self) -> StreamStats {
+        self.stats
+    }
+
+    fn payload(&self, slot: u32, layer: usize, which: usize, expert: u32) -> (u64, usize, usize) {
+        let r = self.layout[layer][which];
+        let off = r.base + u64::from(expert) * r.len;
+        let dest = slot as usize * self.slot_bytes + r.start + (off % align::BLOCK) as usize;
+        (off, r.len as usize, dest)
+    }
+
+    fn drop_entry(&mut self, id: EntryId) {
+        self.evicted.clear();
+        self.cache.remove(id, &mut self.evicted);
+        if let Some(s) = self.slot_of[id as usize].take() {
+            self.free.push(s);
+        }
+    }
+}
+
+fn open_all(engine: &ReadEngine, paths: &[PathBuf]) -> Result<Vec<FileId>> {
+    paths.iter().map(|p| engine.open(p).map_err(|e| Error::Provider(e.to_string()))).collect()
+}
+
+fn proj_slot(p: Proj) -> Result<usize> {
+    match p {
+        Proj::Gate => Ok(0),
+        Proj::Up => Ok(1),
+        Proj::Down => Ok(2),
+        Proj::GateUp => Err(Error::Unsupported("fused gate_up experts".into())),
+    }
+}
+
+// SAFETY: the pointers are payloads in slots of our pool that hold the entry's bytes (the
+// reads of a miss completed before acquire returns; a failed read drops the entry and
+// returns an error). Every entry handed out is pinned until `release`, so its slot is not
+// reused (no eviction of pinned entries, and a slot is reused only after eviction).
+unsafe impl ExpertProvider for StreamingExperts {
+    fn acquire(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<()> {
+        let t0 = Instant::now();
+        out.clear();
+        self.cache.begin_layer(Position { phase: self.phase, token: self.token, layer });
+        let geom_id = |c: &ExpertCache, e: u32| {
+            c.geometry().id(ExpertKey { layer, expert: e }).map_err(|e| Error::Provider(e.to_string()))
+        };
+        // Hits first (pinned), then misses (admitted, evicting by policy).
+        let mut misses = Vec::new();
+        let mut ids = Vec::with_capacity(experts.len());
+        for (rank, &e) in experts.iter().enumerate() {
+            let id = geom_id(&self.cache, e)?;
+            let a = Access { id, rank: rank as u32, weight: 0.0, seq: self.seq };
+            self.seq += 1;
+            if self.cache.lookup(&a) == Lookup::Miss {
+                misses.push(a);
+            }
+            ids.push(id);
+            self.pinned.push(id);
+        }
+        let mut reqs = Vec::with_capacity(misses.len() * 3);
+        for a in &misses {
+            self.evicted.clear();
+            self.cache.admit(a, &mut self.evicted);
+            for k in std::mem::take(&mut self.evicted) {
+                if let Ok(vid) = self.cache.geometry().id(k) {
+                    if let Some(s) = self.slot_of[vid as usize].take() {
+                        self.free.push(s);
+                    }
+                }
+            }
+            let Some(slot) = self.free.pop() else {
+                for b in &misses {
+                    self.drop_entry(b.id);
+                }
+                self.cache.unpin_all();
+                self.pinned.clear();
+                return Err(Error::Provider(format!(
+                    "no free slot among {} for layer {layer}: {} experts at once",
+                    self.n_slots,
+                    experts.len()
+                )));
+            };
+            self.slot_of[a.id as usize] = Some(slot);
+            let key = self.cache.geometry().key(a.id);
+            for which in 0..3 {
+                let (off, len, dest) = self.payload(slot, layer as usize, which, key.expert);
+                let shard = self.layout[layer as usize][which].shard;
+                reqs.push(Request { file: self.files[shard], offset: off, len, dest });
+            }
+        }
+        self.stats.manage_s += t0.elapsed().as_secs_f64();
+        if !reqs.is_empty() {
+            let t1 = Instant::now();
+            let res = self.engine.submit(&reqs).and_then(|tickets| self.engine.wait_all(&tickets));
+            self.stats.io_s += t1.elapsed().as_secs_f64();
+            if let Err(e) = res {
+                // Everything of the batch has completed or failed (wait_all drains it); the
+                // missed entries' bytes are not trustworthy, so they leave the cache.
+                for a in &misses {
+                    self.drop_entry(a.id);
+                }
+                self.cache.unpin_all();
+                self.pinned.clear();
+                return Err(Error::Provider(e.to_string()));
+            }
+            self.stats.reads += misses.len() as u64;
+            self.stats.bytes_read += reqs.iter().map(|r| r.len as u64).sum::<u64>();
+        }
+        for (&id, &e) in ids.iter().zip(experts) {
+            let slot = self.slot_of[id as usize].expect("a pinned entry has a slot");
+            let mut p = [std::ptr::null(); 3];
+            for (which, ptr) in p.iter_mut().enumerate() {
+                let (_, len, dest) = self.payload(slot, layer as usize, which, e);
+                *ptr = self.pool.ptr_at(dest, len).map_err(|e| Error::Provider(e.to_string()))?.cast_const();
+            }
+            out.push(p);
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, _layer: u32) {
+        self.cache.unpin_all();
+        self.pinned.clear();
+    }
+
+    fn capacity(&self) -> usize {
+        self.n_slots
+    }
+
+    fn begin_step(&mut self, prefill: bool) {
+        self.phase = if prefill { Phase::Prefill } else { Phase::Decode };
+        self.token += 1;
+    }
+}
+
+/// The layers' entry bytes as the streamer lays them out (for reports).
+pub fn slot_layout_bytes(layers: &[MoeLayer]) -> usize {
+    layers.iter().map(|l| l.tensors.iter().map(|t| region_bytes(t.bytes_per_expert)).sum::<usize>()).max().unwrap_or(0)
+}
