@@ -352,3 +352,67 @@ unsafe impl ExpertProvider for StreamingExperts {
 pub fn slot_layout_bytes(layers: &[MoeLayer]) -> usize {
     layers.iter().map(|l| l.tensors.iter().map(|t| region_bytes(t.bytes_per_expert)).sum::<usize>()).max().unwrap_or(0)
 }
+
+/// The dense weights read once with the read engine (O_DIRECT where the file allows) into an
+/// anonymous, block-aligned pool (`--dense-weights anon`): they then cost RSS, not page
+/// cache, and nothing of them is faulted in from the file later.
+#[derive(Debug)]
+pub struct AnonDense {
+    pool: Arc<BufferPool>,
+    /// (shard, file offset) → (length, pool offset of the payload), sorted.
+    ranges: Vec<((usize, u64), (u64, usize))>,
+}
+
+impl AnonDense {
+    /// Read every dense tensor of `index`.
+    ///
+    /// # Errors
+    /// [`Error::Provider`] naming the file and offset of a failed read.
+    pub fn load(index: &ModelIndex, io: EngineOptions) -> Result<Self> {
+        let mut ranges = Vec::with_capacity(index.dense.len());
+        let mut at = 0usize;
+        for &i in &index.dense {
+            let t = &index.file.tensors[i];
+            let dest = at + (t.offset % align::BLOCK) as usize;
+            ranges.push(((t.shard, t.offset), (t.size, dest)));
+            at += region_bytes(t.size);
+        }
+        ranges.sort_unstable();
+        let pool = Arc::new(BufferPool::new(at.max(1)).map_err(|e| Error::Provider(e.to_string()))?);
+        let engine = ReadEngine::new(pool.clone(), io).map_err(|e| Error::Provider(e.to_string()))?;
+        let paths: Vec<PathBuf> = index.file.shards.iter().map(|s| s.path.clone()).collect();
+        let files = open_all(&engine, &paths)?;
+        let reqs: Vec<Request> = ranges
+            .iter()
+            .filter(|(_, (len, _))| *len > 0)
+            .map(|&((shard, offset), (len, dest))| Request { file: files[shard], offset, len: len as usize, dest })
+            .collect();
+        let tickets = engine.submit(&reqs).map_err(|e| Error::Provider(e.to_string()))?;
+        engine.wait_all(&tickets).map_err(|e| Error::Provider(e.to_string()))?;
+        Ok(Self { pool, ranges })
+    }
+
+    /// Bytes of the pool.
+    pub fn bytes(&self) -> usize {
+        self.pool.size()
+    }
+}
+
+// SAFETY: every range was read completely before `load` returned (wait_all), the pool is
+// never written again, and it lives as long as self.
+unsafe impl crate::decoder::DenseSource for AnonDense {
+    fn ptr(&self, shard: usize, offset: u64, len: u64) -> Result<*const u8> {
+        let i = self.ranges.binary_search_by_key(&(shard, offset), |r| r.0).map_err(|_| Error::Tensor {
+            name: format!("shard {shard} offset {offset}"),
+            why: "not a dense tensor that was loaded".into(),
+        })?;
+        let (have, dest) = self.ranges[i].1;
+        if len > have {
+            return Err(Error::Tensor {
+                name: format!("shard {shard} offset {offset}"),
+                why: "longer than loaded".into(),
+            });
+        }
+        Ok(self.pool.ptr_at(dest, len as usize).map_err(|e| Error::Provider(e.to_string()))?.cast_const())
+    }
+}

@@ -271,7 +271,13 @@ fn experts_at_another_address_give_the_same_bits() {
                 acquired: 0,
                 cap,
             };
-            let mut a = Decoder::new(&index, map.clone(), copying, opts(Faults::default(), 8)).unwrap();
+            let mut a = Decoder::new(
+                &index,
+                map.clone() as Arc<dyn bmoe_engine::decoder::DenseSource>,
+                copying,
+                opts(Faults::default(), 8),
+            )
+            .unwrap();
             // A batched prefill (two micro-batches), then single-token decode steps.
             let mut la = a.forward(&toks[..16], Logits::All).unwrap();
             for &t in &toks[16..] {

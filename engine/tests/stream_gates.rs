@@ -174,3 +174,28 @@ fn eio_mid_decode_is_an_error_naming_file_and_offset() {
     assert!(err.contains("m.gguf") && err.contains("offset"), "{err}");
     assert!(err.contains("Input/output error") || err.contains("os error 5"), "{err}");
 }
+
+#[test]
+fn dense_weights_mmap_warm_and_anon() {
+    use bmoe_engine::decoder::DenseSource;
+    use bmoe_engine::stream::AnonDense;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let want = bits(&resident(&path));
+    let index = ModelIndex::open(&path).unwrap();
+    let io = EngineOptions { backend: BackendKind::Auto, lanes: 4, register: true, direct: true };
+    let anon = Arc::new(AnonDense::load(&index, io).unwrap());
+    assert!(anon.bytes() as u64 >= index.dense_bytes());
+    let warm = Arc::new(Mapping::open(&index.file).unwrap());
+    for &i in &index.dense {
+        let t = &index.file.tensors[i];
+        warm.touch(t.shard, t.offset, t.size).unwrap();
+    }
+    let sources: [(&str, Arc<dyn DenseSource>); 2] = [("anon", anon), ("warm", warm)];
+    for (what, dense) in sources {
+        let so = StreamOptions { budget_bytes: 0, policy: CachePolicy::DEFAULT, io };
+        let s = StreamingExperts::new(&index, so).unwrap();
+        let mut d = Decoder::new(&index, dense, s, opts()).unwrap();
+        assert!(bits(&generate(&mut d)) == want, "dense {what}: streamed differs from resident");
+    }
+}

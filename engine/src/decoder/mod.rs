@@ -78,6 +78,20 @@ pub unsafe trait ExpertProvider {
     fn begin_step(&mut self, _prefill: bool) {}
 }
 
+/// Where the dense weights (everything but the routed experts) are read from.
+///
+/// # Safety
+/// `ptr` must return the address of `len` bytes equal to the file's bytes at `offset` of
+/// shard `shard`, aligned as in the file modulo 32, valid and unwritten for as long as the
+/// source lives.
+pub unsafe trait DenseSource: std::fmt::Debug + Send + Sync {
+    /// The address of the file's bytes `offset..offset + len` of shard `shard`.
+    ///
+    /// # Errors
+    /// If the range is not held (outside the file, not loaded).
+    fn ptr(&self, shard: usize, offset: u64, len: u64) -> Result<*const u8>;
+}
+
 /// Deliberate mistakes, for tests that show the oracle catches real bugs. Never set them
 /// outside tests.
 #[doc(hidden)]
@@ -185,7 +199,7 @@ pub struct Decoder<P: ExpertProvider> {
     n_past: u32,
     stats: Stats,
     ptrs: Vec<[*const u8; 3]>,
-    _map: Arc<Mapping>,
+    _dense: Arc<dyn DenseSource>,
 }
 
 impl<P: ExpertProvider> std::fmt::Debug for Decoder<P> {
@@ -225,11 +239,11 @@ fn check_dims(index: &ModelIndex, name: &str, want: &[u64]) -> Result<()> {
 }
 
 impl<P: ExpertProvider> Decoder<P> {
-    /// A decoder over `index`'s dense weights in `map`, with experts from `provider`.
+    /// A decoder over `index`'s dense weights in `dense`, with experts from `provider`.
     ///
     /// # Errors
     /// See [`Decoder::open_resident`].
-    pub fn new(index: &ModelIndex, map: Arc<Mapping>, provider: P, opts: Options) -> Result<Self> {
+    pub fn new(index: &ModelIndex, dense: Arc<dyn DenseSource>, provider: P, opts: Options) -> Result<Self> {
         let ArchParams::Qwen3Moe(hp) = &index.params;
         let hp = hp.clone();
         if opts.n_ctx == 0 || opts.n_ubatch == 0 {
@@ -249,10 +263,10 @@ impl<P: ExpertProvider> Decoder<P> {
             let t = index.file.tensor(name).expect("checked above");
             let ne: Vec<i64> = want.iter().map(|&d| d as i64).collect();
             let i = weights.push(name, t.ty, &ne)?;
-            let ptr = map.ptr(t.shard, t.offset, t.size)?;
+            let ptr = dense.ptr(t.shard, t.offset, t.size)?;
             // SAFETY: the mapping holds t.size bytes at ptr (checked by Mapping::ptr), which is
             // the tensor's nbytes for these dims; it is read-only and lives as long as the
-            // decoder (self._map).
+            // decoder (self._dense).
             unsafe { weights.get(i).set_data_ptr(ptr.cast_mut()) };
             Ok(i)
         };
@@ -316,7 +330,7 @@ impl<P: ExpertProvider> Decoder<P> {
             n_past: 0,
             stats: Stats::default(),
             ptrs: Vec::new(),
-            _map: map,
+            _dense: dense,
         })
     }
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use super::{Error, ExpertProvider, Result};
+use super::{DenseSource, Error, ExpertProvider, Result};
 use crate::gguf::GgufModel;
 use crate::model::{ModelIndex, MoeLayer, Proj};
 
@@ -75,6 +75,40 @@ impl Mapping {
             }
             _ => Err(Error::Truncated { path: m.path.clone(), len: m.len as u64, want: offset.saturating_add(len) }),
         }
+    }
+}
+
+impl Mapping {
+    /// Read every page of `len` bytes at `offset` of shard `shard` once, so that they are in
+    /// the page cache and mapped (`--dense-weights warm`). Returns the bytes touched.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] if the range is outside the file.
+    pub fn touch(&self, shard: usize, offset: u64, len: u64) -> Result<u64> {
+        let p = self.ptr(shard, offset, len)?;
+        // SAFETY: MADV_WILLNEED on the page-aligned span of a live read-only mapping only
+        // schedules read-ahead.
+        unsafe {
+            let start = (p as usize) & !4095;
+            libc::madvise(start as *mut _, len as usize + (p as usize - start), libc::MADV_WILLNEED);
+        }
+        let mut sum = 0u8;
+        let mut i = 0u64;
+        while i < len {
+            // SAFETY: i < len and [p, p + len) is inside the mapping (checked by ptr).
+            sum = sum.wrapping_add(unsafe { std::ptr::read_volatile(p.add(i as usize)) });
+            i += 4096;
+        }
+        std::hint::black_box(sum);
+        Ok(len)
+    }
+}
+
+// SAFETY: Mapping::ptr checks the range against the mapping, which is read-only and lives as
+// long as the Mapping.
+unsafe impl DenseSource for Mapping {
+    fn ptr(&self, shard: usize, offset: u64, len: u64) -> Result<*const u8> {
+        Mapping::ptr(self, shard, offset, len)
     }
 }
 
