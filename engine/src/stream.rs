@@ -31,6 +31,8 @@ pub struct StreamOptions {
     pub policy: CachePolicy,
     /// Read engine: backend, lanes, registration, O_DIRECT.
     pub io: EngineOptions,
+    /// Experts routed per token if not the model's top-k (`--n-expert-used`).
+    pub n_expert_used: Option<u32>,
 }
 
 /// Counters of the streamer.
@@ -107,7 +109,7 @@ impl StreamingExperts {
             slot_bytes = slot_bytes.max(at);
             layout.push(r);
         }
-        let k = index.shape().n_expert_used.max(1) as usize;
+        let k = opts.n_expert_used.unwrap_or(index.shape().n_expert_used).max(1) as usize;
         let wanted = (opts.budget_bytes / slot_bytes.max(1) as u64) as usize;
         let n_slots = wanted.max(k);
         let raised = wanted < k;

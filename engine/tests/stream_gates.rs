@@ -58,6 +58,7 @@ fn streamer(
         budget_bytes: (budget_entries * slot) as u64,
         policy: CachePolicy::DEFAULT,
         io: EngineOptions { backend, lanes, register: true, direct },
+        n_expert_used: None,
     };
     let s = StreamingExperts::new(&index, so).unwrap();
     let map = Arc::new(Mapping::open(&index.file).unwrap());
@@ -147,6 +148,7 @@ fn eio_mid_decode_is_an_error_naming_file_and_offset() {
         budget_bytes: 0,
         policy: CachePolicy::DEFAULT,
         io: EngineOptions { backend: BackendKind::Pread, lanes: 2, register: false, direct: true },
+        n_expert_used: None,
     };
     // The prompt reads a few dozen projections; fail the 150th read (the prompt makes 96, a decode step 24).
     let s = StreamingExperts::with_engine_builder(&index, so, |pool| {
@@ -193,7 +195,7 @@ fn dense_weights_mmap_warm_and_anon() {
     }
     let sources: [(&str, Arc<dyn DenseSource>); 2] = [("anon", anon), ("warm", warm)];
     for (what, dense) in sources {
-        let so = StreamOptions { budget_bytes: 0, policy: CachePolicy::DEFAULT, io };
+        let so = StreamOptions { budget_bytes: 0, policy: CachePolicy::DEFAULT, io, n_expert_used: None };
         let s = StreamingExperts::new(&index, so).unwrap();
         let mut d = Decoder::new(&index, dense, s, opts()).unwrap();
         assert!(bits(&generate(&mut d)) == want, "dense {what}: streamed differs from resident");

@@ -114,6 +114,8 @@ pub struct Options {
     pub n_threads: usize,
     /// Widest micro-batch of a prefill.
     pub n_ubatch: u32,
+    /// Route each token to this many experts instead of the model's top-k (lossy).
+    pub n_expert_used: Option<u32>,
     #[doc(hidden)]
     pub faults: Faults,
 }
@@ -121,7 +123,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         let n_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Self { n_ctx: 4096, n_threads, n_ubatch: 512, faults: Faults::default() }
+        Self { n_ctx: 4096, n_threads, n_ubatch: 512, n_expert_used: None, faults: Faults::default() }
     }
 }
 
@@ -245,7 +247,13 @@ impl<P: ExpertProvider> Decoder<P> {
     /// See [`Decoder::open_resident`].
     pub fn new(index: &ModelIndex, dense: Arc<dyn DenseSource>, provider: P, opts: Options) -> Result<Self> {
         let ArchParams::Qwen3Moe(hp) = &index.params;
-        let hp = hp.clone();
+        let mut hp = hp.clone();
+        if let Some(k) = opts.n_expert_used {
+            if k == 0 || k > hp.n_expert {
+                return Err(Error::Unsupported(format!("--n-expert-used {k}: the model has {} experts", hp.n_expert)));
+            }
+            hp.n_expert_used = k;
+        }
         if opts.n_ctx == 0 || opts.n_ubatch == 0 {
             return Err(Error::Unsupported("a context and a micro-batch of at least one token".into()));
         }
@@ -360,6 +368,11 @@ impl<P: ExpertProvider> Decoder<P> {
     }
 
     /// The expert provider.
+    pub fn provider(&self) -> &P {
+        &self.provider
+    }
+
+    /// The expert provider, mutably.
     pub fn provider_mut(&mut self) -> &mut P {
         &mut self.provider
     }
