@@ -25,5 +25,7 @@ pub mod gguf;
 pub mod llama;
 pub mod model;
 #[cfg(feature = "ffi")]
+pub mod session;
+#[cfg(feature = "ffi")]
 pub mod stream;
 pub mod synth;

@@ -70,6 +70,10 @@ pub struct StreamingExperts {
     layout: Vec<[Region; 3]>,
     slot_bytes: usize,
     n_slots: usize,
+    /// Slots in the pool (`n_slots` is how many the current budget uses).
+    n_slots_max: usize,
+    /// The top-k a layer routes (the least capacity).
+    k: usize,
     cache: ExpertCache,
     slot_of: Vec<Option<u32>>,
     free: Vec<u32>,
@@ -119,7 +123,10 @@ impl StreamingExperts {
         let cache = ExpertCache::new(geom, (n_slots * slot_bytes) as u64, policy);
         let pool = Arc::new(BufferPool::new(n_slots * slot_bytes).map_err(|e| Error::Provider(e.to_string()))?);
         let engine = ReadEngine::new(pool.clone(), opts.io).map_err(|e| Error::Provider(e.to_string()))?;
-        Self::with_engine(index, engine, pool, layout, slot_bytes, n_slots, raised, opts.budget_bytes, cache)
+        let mut s =
+            Self::with_engine(index, engine, pool, layout, slot_bytes, n_slots, raised, opts.budget_bytes, cache)?;
+        s.k = k;
+        Ok(s)
     }
 
     /// As [`Self::new`], reading through a caller-built engine over a pool of `pool_bytes`
@@ -161,6 +168,8 @@ impl StreamingExperts {
             layout,
             slot_bytes,
             n_slots,
+            n_slots_max: n_slots,
+            k: 1,
             cache,
             slot_of: vec![None; n_entries],
             free: (0..n_slots as u32).rev().collect(),
@@ -173,6 +182,38 @@ impl StreamingExperts {
             evicted: Vec::new(),
             stats: StreamStats::default(),
         })
+    }
+
+    /// Resize the cache between generations (nothing may be acquired): entries beyond the new
+    /// budget are evicted now, by policy. The pool keeps its size (it is allocated and
+    /// registered once per open), so the budget is clamped to it, and raised to the widest
+    /// layer's top-k like at open. Returns the budget in effect, in bytes.
+    pub fn set_budget_bytes(&mut self, bytes: u64) -> u64 {
+        let slots = ((bytes / self.slot_bytes as u64) as usize).clamp(self.k, self.n_slots_max);
+        self.n_slots = slots;
+        self.raised = (bytes / self.slot_bytes as u64) < self.k as u64;
+        self.requested_budget = bytes;
+        self.evicted.clear();
+        let mut evicted = std::mem::take(&mut self.evicted);
+        self.cache.set_budget((slots * self.slot_bytes) as u64, &mut evicted);
+        for key in evicted.drain(..) {
+            if let Ok(id) = self.cache.geometry().id(key) {
+                if let Some(s) = self.slot_of[id as usize].take() {
+                    self.free.push(s);
+                }
+            }
+        }
+        self.evicted = evicted;
+        // Hand out only slots below the new count: move the rest out of the free list.
+        // Entries still resident in high slots stay until evicted (they fit the budget).
+        self.free.retain(|&s| (s as usize) < slots);
+        let used: std::collections::HashSet<u32> = self.slot_of.iter().flatten().copied().collect();
+        for s in 0..slots as u32 {
+            if !used.contains(&s) && !self.free.contains(&s) {
+                self.free.push(s);
+            }
+        }
+        (slots * self.slot_bytes) as u64
     }
 
     /// Bytes of one slot (the widest entry with its O_DIRECT slack).

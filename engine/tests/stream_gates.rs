@@ -201,3 +201,45 @@ fn dense_weights_mmap_warm_and_anon() {
         assert!(bits(&generate(&mut d)) == want, "dense {what}: streamed differs from resident");
     }
 }
+
+#[test]
+fn session_resize_and_cancel() {
+    use bmoe_engine::session::{Control, Session};
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let want = resident(&path);
+    let argmax = |l: &[f32]| (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as i32;
+    let mut session = Session::new(streamer(&path, 32.0, BackendKind::Auto, 4, true));
+    let run = |s: &mut Session<StreamingExperts>| {
+        s.generate(&PROMPT, STEPS + 1, &mut |l| argmax(l), &|_| false, &mut |_| Control::Continue).unwrap()
+    };
+    let g = run(&mut session);
+    assert_eq!(g.tokens, want.1.iter().copied().chain([argmax(want.0.last().unwrap())]).collect::<Vec<_>>());
+    // Resize to 0 between generations: the cache empties now, the output does not change.
+    let eff = session.set_cache_budget_mb(0);
+    let s = session.decoder().provider();
+    assert!(
+        eff == 2 * s.slot_bytes() as u64 && s.cache().resident_bytes() <= eff,
+        "resize to 0: scratch for one layer's top-2"
+    );
+    let g2 = run(&mut session);
+    assert_eq!(g2.tokens, g.tokens);
+    // Cancel from another thread in the middle of a generation; then a clean generation.
+    let cancel = session.cancel_handle();
+    let mut seen = 0;
+    let g3 = session
+        .generate(&PROMPT, 100, &mut |l| argmax(l), &|_| false, &mut |t| {
+            seen += 1;
+            if t.index == 3 {
+                let c = cancel.clone();
+                std::thread::spawn(move || c.cancel()).join().unwrap();
+            }
+            Control::Continue
+        })
+        .unwrap();
+    assert!(g3.cancelled && g3.tokens.len() == 4 && seen == 4, "{:?}", g3.tokens);
+    assert_eq!(&g3.tokens[..], &g.tokens[..4]);
+    session.set_cache_budget_mb(64);
+    let g4 = run(&mut session);
+    assert_eq!(g4.tokens, g.tokens, "the generation after a cancel differs");
+}

@@ -484,6 +484,25 @@ impl ExpertCache {
         }
     }
 
+    /// Change the budget; entries are evicted by policy (unpinned ones only) until the
+    /// resident bytes fit. Evicted keys are appended to `evicted`. (Policies keep their
+    /// state; a quota a policy derived from the first budget stays as it was.)
+    pub fn set_budget(&mut self, budget: u64, evicted: &mut Vec<ExpertKey>) {
+        self.budget = budget;
+        while self.resident > self.budget {
+            if let Some(pos) = self.transient.iter().position(|&t| self.pin_stamp[t as usize] != self.epoch) {
+                let v = self.transient.remove(pos);
+                self.evict(v, evicted);
+                continue;
+            }
+            let pins = Pins { stamp: &self.pin_stamp, epoch: self.epoch };
+            match self.policy.victim(pins) {
+                Some(v) => self.evict(v, evicted),
+                None => break,
+            }
+        }
+    }
+
     /// Drop a resident entry whose bytes turned out unusable (its read failed), pinned or
     /// not; it is not counted as an eviction. Its key is appended to `evicted`.
     pub fn remove(&mut self, id: EntryId, evicted: &mut Vec<ExpertKey>) {
