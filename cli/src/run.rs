@@ -10,11 +10,13 @@ use std::time::Instant;
 
 use anyhow::{bail, Context as _};
 use bmoe::engine::cache::CachePolicy;
-use bmoe::engine::decoder::{Decoder, DenseSource, Logits, Mapping, Options, ResidentExperts};
+use bmoe::engine::decoder::{Decoder, DenseSource, Mapping, Options, ResidentExperts};
 use bmoe::engine::llama;
 use bmoe::engine::model::ModelIndex;
+use bmoe::engine::session::{generate, CancelToken, Control, Forward, Telemetry, Token};
 use bmoe::engine::stream::{AnonDense, StreamOptions, StreamingExperts};
 use bmoe::io::{BackendKind, EngineOptions};
+use serde_json::json;
 
 const MIB: f64 = (1u64 << 20) as f64;
 
@@ -118,6 +120,15 @@ pub struct Args {
     /// Route each token to K experts instead of the model's top-k (lossy: changes the output).
     #[arg(long)]
     n_expert_used: Option<u32>,
+    /// One JSON line per token on stderr (time split, bytes read, hits).
+    #[arg(long)]
+    progress: bool,
+    /// Write the run's knobs, one row per token and a summary to this CSV file.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Print the summary as one JSON object, the last line of stdout.
+    #[arg(long)]
+    json: bool,
     /// Show llama.cpp's own log (model loading details).
     #[arg(long)]
     verbose: bool,
@@ -130,41 +141,12 @@ enum Runner<'m> {
     Llama(llama::Session<'m>),
 }
 
-impl Runner<'_> {
-    fn forward(&mut self, tokens: &[i32]) -> anyhow::Result<Vec<f32>> {
-        Ok(match self {
-            Runner::Resident(d) => d.forward(tokens, Logits::Last)?,
-            Runner::Stream(d) => d.forward(tokens, Logits::Last)?,
-            Runner::Llama(s) => s.forward(tokens, false)?,
-        })
-    }
-}
-
-/// What the streamer had done at a point in time (to split prefill from decode).
-#[derive(Clone, Copy, Default)]
-struct Snap {
-    bytes: u64,
-    io_s: f64,
-    manage_s: f64,
-    compute_s: f64,
-    provider_s: f64,
-}
-
-impl Snap {
-    fn of(r: &Runner<'_>) -> Self {
-        match r {
-            Runner::Stream(d) => {
-                let (s, st) = (d.stats(), d.provider().stats());
-                Snap {
-                    bytes: st.bytes_read,
-                    io_s: st.io_s,
-                    manage_s: st.manage_s,
-                    compute_s: s.compute_s,
-                    provider_s: s.provider_s,
-                }
-            }
-            Runner::Resident(d) => Snap { compute_s: d.stats().compute_s, ..Snap::default() },
-            Runner::Llama(_) => Snap::default(),
+impl<'m> Runner<'m> {
+    fn as_forward(&mut self) -> &mut (dyn Forward + 'm) {
+        match self {
+            Runner::Resident(d) => d.as_mut(),
+            Runner::Stream(d) => d.as_mut(),
+            Runner::Llama(s) => s,
         }
     }
 }
@@ -258,6 +240,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..Options::default()
     };
     let lossy = args.n_expert_used.map(|k| format!(", LOSSY --n-expert-used {k}")).unwrap_or_default();
+    let mut knobs: Vec<(&str, String)> = vec![
+        ("engine", format!("{engine:?}").to_lowercase()),
+        ("threads", threads.to_string()),
+        ("ctx", args.ctx.to_string()),
+        ("ubatch", args.ubatch.to_string()),
+        ("n_predict", args.n_predict.to_string()),
+        ("chat", args.chat.to_string()),
+        ("temp", args.temp.to_string()),
+        ("top_k", args.top_k.to_string()),
+        ("top_p", args.top_p.to_string()),
+        ("seed", args.seed.to_string()),
+        ("n_expert_used", args.n_expert_used.map_or("model".into(), |k| format!("{k} (lossy)"))),
+    ];
+    let mut stream_info = None;
+    if let Some(i) = &index {
+        let sh = i.shape();
+        knobs.push(("arch", i.arch.name.to_string()));
+        knobs.push((
+            "shape",
+            format!(
+                "layers={} experts={} top_k={} n_embd={} n_ff_exp={}",
+                sh.n_layer, sh.n_expert, sh.n_expert_used, sh.n_embd, sh.n_ff_exp
+            ),
+        ));
+    }
     let mut runner = match (engine, index) {
         (Engine::Bmoe, Some(index)) if args.moe_stream != MoeStream::Off => {
             let shape = index.shape();
@@ -314,6 +321,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 args.dense_weights,
             );
             let cycle = index.cycle_bytes(k);
+            stream_info = Some(StreamInfo { budget_mib: s.pool_bytes() as f64 / MIB, cycle_mib: cycle as f64 / MIB });
+            knobs.extend([
+                ("moe_stream", format!("{:?}", args.moe_stream).to_lowercase()),
+                ("cache_budget_MiB", format!("{:.1}", s.pool_bytes() as f64 / MIB)),
+                ("cache_requested", if auto { "auto".into() } else { format!("{:.1} MiB", budget as f64 / MIB) }),
+                ("cache_raised", s.budget_raised().to_string()),
+                ("cache_floor_MiB", args.cache_floor_mb.to_string()),
+                ("cache_ceil_MiB", args.cache_ceil_mb.to_string()),
+                ("cache_policy", args.cache_policy.to_string()),
+                ("cache_cycle_mb", format!("{:.1}", cycle as f64 / MIB)),
+                ("io_backend", info.backend.to_string()),
+                ("io_lanes", info.lanes.to_string()),
+                ("o_direct", direct.to_string()),
+                ("fixed_buffers", info.fixed_buffers.to_string()),
+                ("dense_weights", format!("{:?}", args.dense_weights).to_lowercase()),
+            ]);
             if (s.pool_bytes() as u64) < cycle {
                 eprintln!(
                     "warning: the expert cache ({:.0} MiB) is smaller than one token's worst-case expert cycle \
@@ -329,6 +352,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (Engine::Bmoe, Some(_)) => {
             let d = Decoder::open_resident(&args.model, opts).with_context(|| format!("opening {model_name}"))?;
             eprintln!("mode: resident (--moe-stream off: bmoe decoder, weights on mmap), threads {threads}{lossy}");
+            knobs.push(("moe_stream", "off".into()));
             Runner::Resident(Box::new(d))
         }
         _ => {
@@ -360,98 +384,277 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
     })?;
 
-    let t_prefill = Instant::now();
-    let mut logits = runner.forward(&prompt)?;
-    let prefill_s = t_prefill.elapsed().as_secs_f64();
+    let mut csv = match &args.csv {
+        Some(path) => {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+            );
+            let info = bmoe::build_info();
+            writeln!(f, "# bmoe {} git {}", info.version, info.git_rev)?;
+            writeln!(f, "# model {model_name}")?;
+            for (k, v) in &knobs {
+                writeln!(f, "# {k} {v}")?;
+            }
+            writeln!(f, "# prompt_tokens {}", prompt.len())?;
+            writeln!(f, "token,phase,wall_ms,io_ms,stall_ms,manage_ms,compute_ms,read_bytes,hit_pct,majflt")?;
+            Some(f)
+        }
+        None => None,
+    };
 
     let mut out = std::io::stdout().lock();
     let mut pending: Vec<u8> = Vec::new();
-    let mut generated = 0usize;
-    let mut decode_s = 0.0;
-    let at_decode = Snap::of(&runner);
-    let (cpu0, majflt0) = rusage();
-    for _ in 0..args.n_predict {
-        let tok = sampler.sample(&logits);
-        if lm.is_eog(tok) {
-            break;
-        }
-        generated += 1;
-        pending.extend(lm.piece(tok));
-        // Print whole UTF-8 characters only; a multi-byte character may span tokens.
-        let valid = match std::str::from_utf8(&pending) {
-            Ok(s) => s.len(),
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(_) => pending.len(),
-        };
-        out.write_all(&pending[..valid])?;
-        out.flush()?;
-        pending.drain(..valid);
-        if generated == args.n_predict {
-            break;
-        }
-        let t = Instant::now();
-        logits = runner.forward(&[tok])?;
-        decode_s += t.elapsed().as_secs_f64();
+    let mut prev = Telemetry::default();
+    let mut prev_flt = rusage().1;
+    let (cpu_at, mut cpu_decode, mut flt_decode) = (std::cell::Cell::new(rusage().0), 0.0f64, 0u64);
+    let mut decode = Totals::default();
+    let mut io_error: Option<std::io::Error> = None;
+    let cancel = CancelToken::default();
+    let gen = generate(
+        runner.as_forward(),
+        &prompt,
+        args.n_predict,
+        &cancel,
+        &mut |l| sampler.sample(l),
+        &|t| lm.is_eog(t),
+        &mut |t: Token| {
+            pending.extend(lm.piece(t.id));
+            // Print whole UTF-8 characters only; a multi-byte character may span tokens.
+            let valid = match std::str::from_utf8(&pending) {
+                Ok(s) => s.len(),
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                Err(_) => pending.len(),
+            };
+            if let Err(e) = out.write_all(&pending[..valid]).and_then(|()| out.flush()) {
+                io_error = Some(e);
+                return Control::Stop;
+            }
+            pending.drain(..valid);
+            let (cpu, flt) = rusage();
+            let row = Row::between(&prev, &t.telemetry, t.step_s, flt - prev_flt);
+            if t.index > 0 {
+                decode.add(&row);
+                cpu_decode += cpu - cpu_at.get();
+                flt_decode += flt - prev_flt;
+            }
+            cpu_at.set(cpu);
+            prev_flt = flt;
+            let phase = if t.index == 0 { "prefill" } else { "decode" };
+            if args.progress {
+                eprintln!("{}", row.json(t.index, phase));
+            }
+            if let Some(f) = csv.as_mut() {
+                if let Err(e) = writeln!(f, "{}", row.csv(t.index, phase)) {
+                    io_error = Some(e);
+                    return Control::Stop;
+                }
+            }
+            prev = t.telemetry;
+            Control::Continue
+        },
+    );
+    let gen = gen.map_err(|e| anyhow::anyhow!("{e}")).with_context(|| format!("generating with {model_name}"))?;
+    if let Some(e) = io_error {
+        return Err(e.into());
     }
     out.write_all(&pending)?;
     writeln!(out)?;
-    let (cpu1, majflt1) = rusage();
-    let end = Snap::of(&runner);
-    let steps = generated.saturating_sub(1);
+    let steps = gen.step_s.len();
+    let end = runner.as_forward().telemetry();
     eprintln!("load: {load_s:.2} s");
     eprintln!(
-        "prefill: {} tokens in {prefill_s:.3} s, {:.1} tok/s",
+        "prefill: {} tokens in {:.3} s, {:.1} tok/s",
         prompt.len(),
-        prompt.len() as f64 / prefill_s.max(1e-9)
+        gen.prefill_s,
+        prompt.len() as f64 / gen.prefill_s.max(1e-9)
+    );
+    let decode_s: f64 = gen.step_s.iter().sum();
+    let mut summary = serde_json::Map::new();
+    summary.insert("tokens".into(), json!(gen.tokens.len()));
+    summary.insert("prompt_tokens".into(), json!(prompt.len()));
+    summary.insert("prefill_tok/s".into(), json!(prompt.len() as f64 / gen.prefill_s.max(1e-9)));
+    let per = |x: f64| if steps > 0 { json!(x / steps as f64) } else { serde_json::Value::Null };
+    summary.insert("s/tok".into(), per(decode_s));
+    summary.insert(
+        "tok/s".into(),
+        if steps > 0 { json!(steps as f64 / decode_s.max(1e-9)) } else { serde_json::Value::Null },
     );
     if steps > 0 {
         eprintln!(
-            "generation: {generated} tokens, {:.4} s/token, {:.2} tok/s",
+            "generation: {} tokens, {:.4} s/token, {:.2} tok/s",
+            gen.tokens.len(),
             decode_s / steps as f64,
             steps as f64 / decode_s.max(1e-9)
         );
         eprintln!(
             "compute: CPU occupancy {:.0} % of {threads} threads, major faults/token {:.1}",
-            100.0 * (cpu1 - cpu0) / (decode_s.max(1e-9) * threads as f64),
-            (majflt1 - majflt0) as f64 / steps as f64
+            100.0 * cpu_decode / (decode_s.max(1e-9) * threads as f64),
+            flt_decode as f64 / steps as f64
         );
     } else {
-        eprintln!("generation: {generated} tokens, unmeasured (fewer than two tokens)");
+        eprintln!("generation: {} tokens, s/token unmeasured (fewer than two tokens)", gen.tokens.len());
     }
-    match &runner {
-        Runner::Stream(d) if steps > 0 => {
-            let s = d.provider();
-            let mib = (end.bytes - at_decode.bytes) as f64 / MIB;
-            let io = end.io_s - at_decode.io_s;
-            let manage = end.manage_s - at_decode.manage_s;
-            let compute = end.compute_s - at_decode.compute_s;
-            eprintln!(
-                "moe-stream: read {mib:.1} MiB in decode ({:.2} MiB/token); decode time: compute {compute:.3} s, cache \
-                 management {manage:.3} s, I/O wait {io:.3} s, other {:.3} s; {} MiB/s while reading",
-                mib / steps as f64,
-                (decode_s - compute - manage - io).max(0.0),
-                if io > 0.0 { format!("{:.0}", mib / io) } else { "unmeasured (no reads)".into() },
+    summary.insert("majflt/tok".into(), per(flt_decode as f64));
+    let mib = |b: u64| b as f64 / MIB;
+    match (end.provider, stream_info) {
+        (Some(p), Some(si)) => {
+            let read = mib(decode.read_bytes);
+            let hits = decode.hits as f64 / ((decode.hits + decode.misses).max(1)) as f64 * 100.0;
+            let measured = steps > 0;
+            if measured {
+                eprintln!(
+                    "moe-stream: read {read:.1} MiB in decode ({:.2} MiB/token); decode time: compute {:.3} s, cache \
+                     management {:.3} s, I/O wait (stall) {:.3} s, other {:.3} s; {} while reading",
+                    read / steps as f64,
+                    decode.compute_s,
+                    decode.manage_s,
+                    decode.io_s,
+                    (decode_s - decode.compute_s - decode.manage_s - decode.io_s).max(0.0),
+                    if decode.io_s > 0.0 {
+                        format!("{:.0} MiB/s", read / decode.io_s)
+                    } else {
+                        "unmeasured (no reads)".into()
+                    },
+                );
+                eprintln!(
+                    "moe-cache: hit {hits:.1} % in decode ({:.1} % overall); resident {:.0} MiB of {:.0} MiB; evictions {}",
+                    p.hits as f64 / ((p.hits + p.misses).max(1)) as f64 * 100.0,
+                    mib(p.resident_bytes),
+                    si.budget_mib,
+                    p.evictions
+                );
+            }
+            summary.insert("read_MiB".into(), json!(read));
+            summary.insert("cache_hit_pct".into(), if measured { json!(hits) } else { serde_json::Value::Null });
+            summary.insert("token_demand_MiB".into(), per(mib(decode.routed_bytes)));
+            summary.insert(
+                "layer_demand_MiB".into(),
+                if measured { json!(mib(p.max_layer_routed_bytes)) } else { serde_json::Value::Null },
             );
-            let c = s.cache().counters();
-            let dec = c.phase(bmoe::engine::cache::Phase::Decode);
-            eprintln!(
-                "moe-cache: hit {} (decode), {} (all); resident {:.0} MiB of {:.0} MiB; evictions {}; policy {}",
-                dec.hit_pct().map_or("unmeasured".into(), |h| format!("{h:.1} %")),
-                c.total().hit_pct().map_or("unmeasured".into(), |h| format!("{h:.1} %")),
-                s.cache().resident_bytes() as f64 / MIB,
-                s.pool_bytes() as f64 / MIB,
-                c.total().evictions,
-                s.cache().policy_name(),
-            );
+            summary.insert("cache_budget_MiB".into(), json!(si.budget_mib));
+            summary.insert("cache_cycle_mb".into(), json!(si.cycle_mib));
+            summary.insert("stall_s/tok".into(), per(decode.io_s));
+            summary.insert("evictions".into(), json!(p.evictions));
         }
-        Runner::Resident(d) => {
-            let st = d.stats();
-            eprintln!("decoder: {} graphs, {:.3} s in graph compute", st.graphs, st.compute_s);
+        _ => {
+            for k in
+                ["read_MiB", "cache_hit_pct", "token_demand_MiB", "layer_demand_MiB", "cache_budget_MiB", "stall_s/tok"]
+            {
+                summary.insert(k.into(), serde_json::Value::Null);
+            }
+            summary
+                .insert("cache_cycle_mb".into(), stream_info.map_or(serde_json::Value::Null, |s| json!(s.cycle_mib)));
         }
-        _ => {}
     }
-    let _ = end.provider_s;
+    if gen.cancelled {
+        eprintln!("cancelled");
+    }
+    let summary = serde_json::Value::Object(summary);
+    if let Some(mut f) = csv {
+        let line: Vec<String> = summary
+            .as_object()
+            .expect("an object")
+            .iter()
+            .map(|(k, v)| format!("{k}={}", if v.is_null() { "unmeasured".into() } else { v.to_string() }))
+            .collect();
+        writeln!(f, "# summary {}", line.join(" "))?;
+        f.flush()?;
+    }
+    if args.json {
+        writeln!(out, "{summary}")?;
+    }
     Ok(())
+}
+
+/// What a streaming run reports besides counters.
+#[derive(Clone, Copy)]
+struct StreamInfo {
+    budget_mib: f64,
+    cycle_mib: f64,
+}
+
+/// One token's share of the counters.
+#[derive(Clone, Copy, Debug, Default)]
+struct Row {
+    wall_s: f64,
+    io_s: Option<f64>,
+    manage_s: Option<f64>,
+    compute_s: Option<f64>,
+    read_bytes: Option<u64>,
+    hits: Option<u64>,
+    misses: Option<u64>,
+    routed_bytes: Option<u64>,
+    majflt: u64,
+}
+
+impl Row {
+    fn between(a: &Telemetry, b: &Telemetry, wall_s: f64, majflt: u64) -> Self {
+        let (pa, pb) = (a.provider.unwrap_or_default(), b.provider);
+        Row {
+            wall_s,
+            io_s: pb.map(|p| p.io_s - pa.io_s),
+            manage_s: pb.map(|p| p.manage_s - pa.manage_s),
+            compute_s: b.compute_s.map(|c| c - a.compute_s.unwrap_or(0.0)),
+            read_bytes: pb.map(|p| p.bytes_read - pa.bytes_read),
+            hits: pb.map(|p| p.hits - pa.hits),
+            misses: pb.map(|p| p.misses - pa.misses),
+            routed_bytes: pb.map(|p| p.routed_bytes - pa.routed_bytes),
+            majflt,
+        }
+    }
+
+    fn hit_pct(&self) -> Option<f64> {
+        let (h, m) = (self.hits?, self.misses?);
+        (h + m > 0).then(|| h as f64 / (h + m) as f64 * 100.0)
+    }
+
+    fn json(&self, index: usize, phase: &str) -> serde_json::Value {
+        let ms = |x: Option<f64>| x.map(|v| v * 1e3);
+        json!({
+            "token": index, "phase": phase, "wall_ms": self.wall_s * 1e3, "io_ms": ms(self.io_s),
+            "stall_ms": ms(self.io_s), "manage_ms": ms(self.manage_s), "compute_ms": ms(self.compute_s),
+            "read_bytes": self.read_bytes, "hit_pct": self.hit_pct(), "majflt": self.majflt,
+        })
+    }
+
+    fn csv(&self, index: usize, phase: &str) -> String {
+        let f = |x: Option<f64>| x.map_or("unmeasured".to_string(), |v| format!("{:.3}", v * 1e3));
+        format!(
+            "{index},{phase},{:.3},{},{},{},{},{},{},{}",
+            self.wall_s * 1e3,
+            f(self.io_s),
+            f(self.io_s),
+            f(self.manage_s),
+            f(self.compute_s),
+            self.read_bytes.map_or("unmeasured".into(), |b| b.to_string()),
+            self.hit_pct().map_or("unmeasured".into(), |h| format!("{h:.1}")),
+            self.majflt
+        )
+    }
+}
+
+/// Sums over the decode steps.
+#[derive(Clone, Copy, Debug, Default)]
+struct Totals {
+    io_s: f64,
+    manage_s: f64,
+    compute_s: f64,
+    read_bytes: u64,
+    hits: u64,
+    misses: u64,
+    routed_bytes: u64,
+}
+
+impl Totals {
+    fn add(&mut self, r: &Row) {
+        self.io_s += r.io_s.unwrap_or(0.0);
+        self.manage_s += r.manage_s.unwrap_or(0.0);
+        self.compute_s += r.compute_s.unwrap_or(0.0);
+        self.read_bytes += r.read_bytes.unwrap_or(0);
+        self.hits += r.hits.unwrap_or(0);
+        self.misses += r.misses.unwrap_or(0);
+        self.routed_bytes += r.routed_bytes.unwrap_or(0);
+    }
 }
 
 /// Bytes of an F16 KV cache of `n_ctx` tokens.

@@ -24,7 +24,7 @@ fn run_both_engines_same_greedy_text() {
         a.extend_from_slice(extra);
         bmoe(&a)
     };
-    let (ok, ours, err) = run("bmoe", &[]);
+    let (ok, ours, err) = run("bmoe", &["--moe-stream", "off"]);
     assert!(ok, "{err}");
     assert!(err.starts_with("mode: resident"), "{err}");
     for line in ["load: ", "prefill: ", "generation: "] {
@@ -45,4 +45,79 @@ fn run_both_engines_same_greedy_text() {
     assert!(!ok && out.is_empty() && err.contains("exceed the context"), "{err}");
     let (ok, _, err) = bmoe(&["run", "-m", "/nonexistent/model.gguf"]);
     assert!(!ok && err.contains("/nonexistent/model.gguf"), "{err}");
+}
+
+#[test]
+fn streaming_run_telemetry_and_cycle_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q4_k_m", "--seed", "4", "-o", m]);
+    assert!(ok, "{err}");
+    let csv = dir.path().join("run.csv");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "8", "-t", "2"];
+        a.extend_from_slice(extra);
+        bmoe(&a)
+    };
+    let (ok, resident, err) = run(&["--moe-stream", "off"]);
+    assert!(ok, "{err}");
+    // A budget of 0 (raised to one layer's top-k) is under the cycle: one warning.
+    let (ok, out, err) = run(&["--cache-mb", "0", "--json", "--csv", csv.to_str().unwrap(), "--progress"]);
+    assert!(ok, "{err}");
+    assert!(err.starts_with("mode: streaming (backend "), "{err}");
+    assert_eq!(err.matches("warning: the expert cache").count(), 1, "{err}");
+    for line in ["moe-stream: read ", "moe-cache: hit ", "generation: ", "compute: CPU occupancy"] {
+        assert!(err.contains(line), "missing `{line}` in {err}");
+    }
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("{\"compute_ms\"")).count(),
+        8,
+        "one --progress line per token: {err}"
+    );
+    // The text is the resident text; the summary is the last line of stdout.
+    let (text, last) = out.trim_end().rsplit_once('\n').unwrap();
+    assert_eq!(format!("{text}\n"), resident);
+    let j: serde_json::Value = serde_json::from_str(last).unwrap();
+    for k in [
+        "tokens",
+        "s/tok",
+        "tok/s",
+        "read_MiB",
+        "cache_hit_pct",
+        "token_demand_MiB",
+        "layer_demand_MiB",
+        "cache_budget_MiB",
+        "cache_cycle_mb",
+        "majflt/tok",
+        "stall_s/tok",
+    ] {
+        assert!(j.get(k).is_some(), "summary lacks {k}: {j}");
+    }
+    assert!(j["read_MiB"].as_f64().unwrap() > 0.0);
+    let c = std::fs::read_to_string(&csv).unwrap();
+    assert!(c.starts_with("# bmoe ") && c.contains(" git ") && c.contains("# cache_cycle_mb "), "{c}");
+    assert_eq!(c.lines().filter(|l| l.contains(",decode,")).count(), 7);
+    let summary = c.lines().last().unwrap();
+    assert!(summary.starts_with("# summary ") && summary.contains(" tokens=8"), "{c}");
+    // A budget holding every expert: no warning, the same text.
+    let (ok, out2, err) = run(&["--cache-mb", "64"]);
+    assert!(ok, "{err}");
+    assert!(!err.contains("warning: the expert cache"), "{err}");
+    assert_eq!(out2, resident);
+    // BMOE_CACHE_MB is used when the flag is absent; the flag wins over it.
+    let env_run = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", m, "-p", "Hello", "-n", "2", "-t", "2"];
+        a.extend_from_slice(extra);
+        let o = Command::new(env!("CARGO_BIN_EXE_bmoe")).args(&a).env("BMOE_CACHE_MB", "0").output().unwrap();
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    assert!(env_run(&[]).contains("raised from 0 MiB"));
+    assert!(!env_run(&["--cache-mb", "64"]).contains("raised from"));
+    // A truncated model fails before generating, naming the file.
+    let bytes = std::fs::read(&model).unwrap();
+    let cut = dir.path().join("cut.gguf");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let (ok, out, err) = bmoe(&["run", "-m", cut.to_str().unwrap(), "-n", "4"]);
+    assert!(!ok && out.is_empty() && err.contains("cut.gguf"), "{err}");
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::decoder::{Decoder, ExpertProvider, Logits, Result};
+use crate::decoder::{Decoder, ExpertProvider, Logits, ProviderCounters, Result};
 use crate::stream::StreamingExperts;
 
 /// Something that turns tokens into the next token's logits.
@@ -19,6 +19,19 @@ pub trait Forward {
     fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>, Box<dyn std::error::Error + Send + Sync>>;
     /// Forget the context: the next token is at position 0.
     fn reset(&mut self);
+    /// Cumulative counters, where the engine keeps them.
+    fn telemetry(&self) -> Telemetry {
+        Telemetry::default()
+    }
+}
+
+/// Cumulative counters of an engine; `None` where it does not measure them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Telemetry {
+    /// Seconds inside graph compute.
+    pub compute_s: Option<f64>,
+    /// The expert provider's counters (streaming only).
+    pub provider: Option<ProviderCounters>,
 }
 
 impl<P: ExpertProvider> Forward for Decoder<P> {
@@ -27,6 +40,9 @@ impl<P: ExpertProvider> Forward for Decoder<P> {
     }
     fn reset(&mut self) {
         Decoder::reset(self);
+    }
+    fn telemetry(&self) -> Telemetry {
+        Telemetry { compute_s: Some(self.stats().compute_s), provider: self.provider().counters() }
     }
 }
 
@@ -88,6 +104,8 @@ pub struct Token {
     pub id: i32,
     /// Seconds of the step that produced its logits (the prefill for index 0).
     pub step_s: f64,
+    /// The engine's counters after that step.
+    pub telemetry: Telemetry,
 }
 
 /// Prefill `prompt` after a reset, then up to `n` tokens: `pick` chooses each from the logits,
@@ -123,7 +141,7 @@ pub fn generate(
             break;
         }
         g.tokens.push(id);
-        if on_token(Token { index, id, step_s }) == Control::Stop || index + 1 == n {
+        if on_token(Token { index, id, step_s, telemetry: f.telemetry() }) == Control::Stop || index + 1 == n {
             break;
         }
         if cancel.is_cancelled() {

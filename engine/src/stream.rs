@@ -46,6 +46,10 @@ pub struct StreamStats {
     pub io_s: f64,
     /// Seconds in cache bookkeeping (lookups, admission, eviction).
     pub manage_s: f64,
+    /// Payload bytes of every expert acquired (hits and misses): the routed demand.
+    pub routed_bytes: u64,
+    /// The most payload bytes one decode-step layer routed (`layer_demand`).
+    pub max_layer_routed_bytes: u64,
 }
 
 /// The layout of one projection in a slot.
@@ -315,10 +319,20 @@ unsafe impl ExpertProvider for StreamingExperts {
             ids.push(id);
             self.pinned.push(id);
         }
+        let entry_payload: u64 = self.layout[layer as usize].iter().map(|r| r.len).sum();
+        let routed = entry_payload * experts.len() as u64;
+        self.stats.routed_bytes += routed;
+        if self.phase == Phase::Decode {
+            self.stats.max_layer_routed_bytes = self.stats.max_layer_routed_bytes.max(routed);
+        }
+        metrics::counter!("bmoe_expert_hits_total").increment((experts.len() - misses.len()) as u64);
+        metrics::counter!("bmoe_expert_misses_total").increment(misses.len() as u64);
         let mut reqs = Vec::with_capacity(misses.len() * 3);
+        let mut n_evicted = 0u64;
         for a in &misses {
             self.evicted.clear();
             self.cache.admit(a, &mut self.evicted);
+            n_evicted += self.evicted.len() as u64;
             for k in std::mem::take(&mut self.evicted) {
                 if let Ok(vid) = self.cache.geometry().id(k) {
                     if let Some(s) = self.slot_of[vid as usize].take() {
@@ -346,11 +360,14 @@ unsafe impl ExpertProvider for StreamingExperts {
                 reqs.push(Request { file: self.files[shard], offset: off, len, dest });
             }
         }
+        metrics::counter!("bmoe_expert_evictions_total").increment(n_evicted);
         self.stats.manage_s += t0.elapsed().as_secs_f64();
         if !reqs.is_empty() {
             let t1 = Instant::now();
             let res = self.engine.submit(&reqs).and_then(|tickets| self.engine.wait_all(&tickets));
-            self.stats.io_s += t1.elapsed().as_secs_f64();
+            let waited = t1.elapsed();
+            self.stats.io_s += waited.as_secs_f64();
+            metrics::counter!("bmoe_io_wait_microseconds_total").increment(waited.as_micros() as u64);
             if let Err(e) = res {
                 // Everything of the batch has completed or failed (wait_all drains it); the
                 // missed entries' bytes are not trustworthy, so they leave the cache.
@@ -361,8 +378,10 @@ unsafe impl ExpertProvider for StreamingExperts {
                 self.pinned.clear();
                 return Err(Error::Provider(e.to_string()));
             }
+            let bytes = reqs.iter().map(|r| r.len as u64).sum::<u64>();
             self.stats.reads += misses.len() as u64;
-            self.stats.bytes_read += reqs.iter().map(|r| r.len as u64).sum::<u64>();
+            self.stats.bytes_read += bytes;
+            metrics::counter!("bmoe_expert_bytes_read_total").increment(bytes);
         }
         for (&id, &e) in ids.iter().zip(experts) {
             let slot = self.slot_of[id as usize].expect("a pinned entry has a slot");
@@ -383,6 +402,21 @@ unsafe impl ExpertProvider for StreamingExperts {
 
     fn capacity(&self) -> usize {
         self.n_slots
+    }
+
+    fn counters(&self) -> Option<crate::decoder::ProviderCounters> {
+        let c = self.cache.counters().total();
+        Some(crate::decoder::ProviderCounters {
+            bytes_read: self.stats.bytes_read,
+            io_s: self.stats.io_s,
+            manage_s: self.stats.manage_s,
+            hits: c.hits,
+            misses: c.misses,
+            evictions: c.evictions,
+            routed_bytes: self.stats.routed_bytes,
+            max_layer_routed_bytes: self.stats.max_layer_routed_bytes,
+            resident_bytes: self.cache.resident_bytes(),
+        })
     }
 
     fn begin_step(&mut self, prefill: bool) {

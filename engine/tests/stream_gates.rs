@@ -243,3 +243,32 @@ fn session_resize_and_cancel() {
     let g4 = run(&mut session);
     assert_eq!(g4.tokens, g.tokens, "the generation after a cancel differs");
 }
+
+#[test]
+fn counters_reach_the_metrics_facade() {
+    use metrics_util::debugging::{DebugValue, DebuggingRecorder};
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let (hits, misses, bytes) = metrics::with_local_recorder(&recorder, || {
+        let mut d = streamer(&path, 3.0, BackendKind::Auto, 4, true);
+        generate(&mut d);
+        let s = d.provider();
+        let c = s.cache().counters().total();
+        (c.hits, c.misses, s.stats().bytes_read)
+    });
+    let snap: std::collections::HashMap<String, u64> = snapshotter
+        .snapshot()
+        .into_vec()
+        .into_iter()
+        .filter_map(|(k, _, _, v)| match v {
+            DebugValue::Counter(c) => Some((k.key().name().to_string(), c)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(snap["bmoe_expert_hits_total"], hits);
+    assert_eq!(snap["bmoe_expert_misses_total"], misses);
+    assert_eq!(snap["bmoe_expert_bytes_read_total"], bytes);
+    assert!(snap["bmoe_expert_evictions_total"] > 0);
+}

@@ -76,6 +76,30 @@ pub unsafe trait ExpertProvider {
     }
     /// A new forward pass starts: a prefill micro-batch (`prefill`) or one decode step.
     fn begin_step(&mut self, _prefill: bool) {}
+    /// The provider's counters so far, if it keeps any (the resident provider does not).
+    fn counters(&self) -> Option<ProviderCounters> {
+        None
+    }
+}
+
+/// Cumulative counters of a streaming provider, for telemetry.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProviderCounters {
+    /// Expert payload bytes read from the file.
+    pub bytes_read: u64,
+    /// Seconds waiting for reads (in serial mode, the compute's stall).
+    pub io_s: f64,
+    /// Seconds of cache bookkeeping.
+    pub manage_s: f64,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    /// Payload bytes of every expert acquired (hits and misses).
+    pub routed_bytes: u64,
+    /// The most payload bytes a decode-step layer routed.
+    pub max_layer_routed_bytes: u64,
+    /// Bytes resident in the cache now.
+    pub resident_bytes: u64,
 }
 
 /// Where the dense weights (everything but the routed experts) are read from.
