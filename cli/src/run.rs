@@ -157,6 +157,15 @@ fn mem_available() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
 }
 
+/// Peak resident set of this process, bytes.
+fn max_rss() -> u64 {
+    // SAFETY: getrusage fills the struct we pass; RUSAGE_SELF is always valid.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    ru.ru_maxrss as u64 * 1024
+}
+
 fn rusage() -> (f64, u64) {
     // SAFETY: getrusage fills the struct we pass; RUSAGE_SELF is always valid.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -309,7 +318,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             eprintln!(
                 "mode: streaming (backend {}, o_direct {}, lanes {}, fixed buffers {}, budget {:.0} MiB{}{}, policy {}, \
-                 dense {:?}, threads {threads}{lossy})",
+                 dense {}, threads {threads}{lossy})",
                 info.backend,
                 if direct { "on" } else { "off" },
                 info.lanes,
@@ -318,7 +327,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 if auto { " auto" } else { "" },
                 raised,
                 args.cache_policy,
-                args.dense_weights,
+                format!("{:?}", args.dense_weights).to_lowercase(),
             );
             let cycle = index.cycle_bytes(k);
             stream_info = Some(StreamInfo { budget_mib: s.pool_bytes() as f64 / MIB, cycle_mib: cycle as f64 / MIB });
@@ -495,6 +504,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("generation: {} tokens, s/token unmeasured (fewer than two tokens)", gen.tokens.len());
     }
     summary.insert("majflt/tok".into(), per(flt_decode as f64));
+    summary.insert("max_rss_MiB".into(), json!(max_rss() as f64 / MIB));
+    eprintln!("memory: max RSS {:.0} MiB", max_rss() as f64 / MIB);
     let mib = |b: u64| b as f64 / MIB;
     match (end.provider, stream_info) {
         (Some(p), Some(si)) => {
@@ -534,6 +545,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             summary.insert("cache_budget_MiB".into(), json!(si.budget_mib));
             summary.insert("cache_cycle_mb".into(), json!(si.cycle_mib));
             summary.insert("stall_s/tok".into(), per(decode.io_s));
+            summary.insert(
+                "read_MiB/s".into(),
+                if decode.io_s > 0.0 { json!(read / decode.io_s) } else { serde_json::Value::Null },
+            );
             summary.insert("evictions".into(), json!(p.evictions));
         }
         _ => {
