@@ -140,25 +140,37 @@ fn tmpfs_model_without_o_direct() {
 #[test]
 fn eio_mid_decode_is_an_error_naming_file_and_offset() {
     use bmoe_uring_io::fault::{Fault, FaultBackend};
-    use bmoe_uring_io::{backend::pread::PreadBackend, ReadEngine};
+    use bmoe_uring_io::{backend::pread::PreadBackend, Op, ReadEngine};
+    use std::sync::Mutex;
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "m.gguf", 1);
     let index = ModelIndex::open(&path).unwrap();
-    let so = StreamOptions {
-        budget_bytes: 0,
-        policy: CachePolicy::DEFAULT,
-        io: EngineOptions { backend: BackendKind::Pread, lanes: 2, register: false, direct: true },
-        n_expert_used: None,
+    let build = |plan: Vec<(u64, Fault)>| -> (Decoder<StreamingExperts>, Arc<Mutex<Vec<Op>>>) {
+        let so = StreamOptions {
+            budget_bytes: 0,
+            policy: CachePolicy::DEFAULT,
+            io: EngineOptions { backend: BackendKind::Pread, lanes: 2, register: false, direct: true },
+            n_expert_used: None,
+        };
+        let log = Arc::new(Mutex::new(None));
+        let log2 = log.clone();
+        let s = StreamingExperts::with_engine_builder(&index, so, move |pool| {
+            let inner = PreadBackend::new(pool.clone(), 2).unwrap();
+            let fb = FaultBackend::new(Box::new(inner), plan);
+            *log2.lock().unwrap() = Some(fb.log());
+            ReadEngine::with_backend(pool, Box::new(fb), 2, true, "fault".into())
+        })
+        .unwrap();
+        let map = Arc::new(Mapping::open(&index.file).unwrap());
+        let log = log.lock().unwrap().take().unwrap();
+        (Decoder::new(&index, map, s, opts()).unwrap(), log)
     };
-    // The prompt reads a few dozen projections; fail the 150th read (the prompt makes 96, a decode step 24).
-    let s = StreamingExperts::with_engine_builder(&index, so, |pool| {
-        let inner = PreadBackend::new(pool.clone(), 2).unwrap();
-        let fb = FaultBackend::new(Box::new(inner), [(150, Fault::Errno(libc::EIO))]);
-        ReadEngine::with_backend(pool, Box::new(fb), 2, true, "fault".into())
-    })
-    .unwrap();
-    let map = Arc::new(Mapping::open(&index.file).unwrap());
-    let mut d = Decoder::new(&index, map, s, opts()).unwrap();
+    // Count the reads of the prefill, then fail one 40 reads later (a decode step of cache-off
+    // tiny reads 24: the second step).
+    let (mut d, log) = build(Vec::new());
+    d.forward(&PROMPT, Logits::Last).unwrap();
+    let prefill_ops = log.lock().unwrap().len() as u64;
+    let (mut d, _) = build(vec![(prefill_ops + 40, Fault::Errno(libc::EIO))]);
     let mut l = d.forward(&PROMPT, Logits::Last).unwrap();
     let mut produced = 0;
     let err = loop {
