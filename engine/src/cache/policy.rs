@@ -18,6 +18,8 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
+use super::learned::{Features, HdParams, HitDensity};
+use super::oracle::PartialOracle;
 use super::{Access, CacheError, EntryId, Geometry, Phase, Pins, Position};
 
 /// An eviction policy. Called by [`super::ExpertCache`] only; every `id` it is given is in
@@ -461,7 +463,31 @@ pub enum CachePolicy {
     Belady,
     /// Decayed frequency: one of [`DECAY_VARIANTS`] by index.
     Decay(u8),
+    /// Learned hit density: one of [`HD_VARIANTS`] by index.
+    Hd(u8),
+    /// Offline partial oracle (replay only): one of [`ORACLE_VARIANTS`] by index.
+    Oracle(u8),
 }
+
+/// The partial oracles (name, passes of foresight beyond the current one); replay only.
+pub const ORACLE_VARIANTS: &[(&str, u32)] = &[("oracle-token", 0), ("oracle-next", 1), ("oracle-next-4", 4)];
+
+/// The learned hit-density variants tried (name, parameters); the replay tool keeps them all.
+pub const HD_VARIANTS: &[(&str, HdParams)] = &[
+    ("hd", HdParams { horizon: 16, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
+    ("hd-h4", HdParams { horizon: 4, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
+    ("hd-h8", HdParams { horizon: 8, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
+    ("hd-h32", HdParams { horizon: 32, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
+    ("hd-phit", HdParams { horizon: 16, density: false, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
+    ("hd-nopf", HdParams { horizon: 16, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
+    ("hd-as", HdParams { horizon: 16, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
+    ("hd-as-h4", HdParams { horizon: 4, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
+    ("hd-as-h32", HdParams { horizon: 32, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
+    ("hd-as-h64", HdParams { horizon: 64, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
+    ("hd-as-phit", HdParams { horizon: 16, density: false, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
+    ("hd-as-pf", HdParams { horizon: 16, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
+    ("hd-adm", HdParams { horizon: 16, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: true, features: Features::Pattern, gamma: 0.95 }),
+];
 
 /// The decayed-frequency variants tried (name, parameters); the replay tool keeps them all.
 pub const DECAY_VARIANTS: &[(&str, DecayParams)] = &[
@@ -654,6 +680,8 @@ impl CachePolicy {
     pub fn all() -> Vec<CachePolicy> {
         let mut v = vec![CachePolicy::Lru, CachePolicy::Lfu, CachePolicy::PerLayer, CachePolicy::Belady];
         v.extend((0..DECAY_VARIANTS.len()).map(|i| CachePolicy::Decay(i as u8)));
+        v.extend((0..HD_VARIANTS.len()).map(|i| CachePolicy::Hd(i as u8)));
+        v.extend((0..ORACLE_VARIANTS.len()).map(|i| CachePolicy::Oracle(i as u8)));
         v
     }
 
@@ -668,12 +696,14 @@ impl CachePolicy {
             CachePolicy::PerLayer => "per-layer",
             CachePolicy::Belady => "belady",
             CachePolicy::Decay(i) => DECAY_VARIANTS[i as usize].0,
+            CachePolicy::Hd(i) => HD_VARIANTS[i as usize].0,
+            CachePolicy::Oracle(i) => ORACLE_VARIANTS[i as usize].0,
         }
     }
 
     /// Whether it needs the future (usable only in replay).
     pub fn is_offline(self) -> bool {
-        matches!(self, CachePolicy::Belady)
+        matches!(self, CachePolicy::Belady | CachePolicy::Oracle(_))
     }
 
     /// A fresh online policy object.
@@ -689,7 +719,13 @@ impl CachePolicy {
                 let (name, p) = DECAY_VARIANTS[i as usize];
                 Box::new(Decay::new(name, p))
             }
-            CachePolicy::Belady => return Err(CacheError::OfflineOnly { name: self.name().into() }),
+            CachePolicy::Hd(i) => {
+                let (name, p) = HD_VARIANTS[i as usize];
+                Box::new(HitDensity::new(name, p))
+            }
+            CachePolicy::Belady | CachePolicy::Oracle(_) => {
+                return Err(CacheError::OfflineOnly { name: self.name().into() })
+            }
         })
     }
 
@@ -698,6 +734,10 @@ impl CachePolicy {
     pub fn build_offline(self, sequence: &[EntryId]) -> Box<dyn Policy> {
         match self {
             CachePolicy::Belady => Box::new(Belady::new(sequence)),
+            CachePolicy::Oracle(i) => {
+                let (name, ahead) = ORACLE_VARIANTS[i as usize];
+                Box::new(PartialOracle::new(name, ahead, sequence))
+            }
             other => other.build().expect("online policies always build"),
         }
     }

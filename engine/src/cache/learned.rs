@@ -1,0 +1,355 @@
+//! `hd`: a next-use policy that learns, online, how likely an entry is to be routed at its next
+//! chance given its recent use pattern, and evicts the entry of least *hit density*.
+//!
+//! What it knows at every access is only the past: per entry, a bit mask of the decode tokens
+//! that routed it (the last 32) and the token of its last use. The fixed layer cycle gives each
+//! entry a *next chance*: the current token if its layer is still to come, the next token
+//! otherwise. An entry's state at a chance is the pattern of its last 8 tokens plus a bucket
+//! of its uses in the 24 tokens before those. At every decode layer the policy records, for
+//! each of the layer's experts, the state it was in and whether the router picked it: a table
+//! of hit probability per state, learned from the routing seen so far (LHD/EVA-style: the
+//! statistics are those of the workload, not a formula).
+//!
+//! From that table, per state: the probability of a use within `horizon` chances, following
+//! the state's no-use path (the pattern shifts by one per token), and the expected number of
+//! tokens the entry occupies until that use or the horizon. Hit density = probability /
+//! (occupancy × bytes): hits per byte-token of cache. The victim is the resident, unpinned
+//! entry of least density; the time to the first chance is the fraction of a cycle until its
+//! layer comes, so an entry about to be used costs little occupancy to hold until then.
+//!
+//! Cost: the learning step touches every expert of a layer once per layer (n_expert / top-k
+//! per access), the table is rebuilt once per token (states × horizon), and the victim search
+//! scans the resident entries (resident × miss rate per access: a few hundred).
+
+use super::policy::Policy;
+use super::{Access, EntryId, Geometry, Phase, Pins, Position};
+
+/// Parameters of [`HitDensity`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HdParams {
+    /// Chances (tokens) looked ahead for the hit probability and occupancy.
+    pub horizon: u32,
+    /// Rank by hit density (`true`) or by the probability of a use within the horizon alone.
+    pub density: bool,
+    /// Count prefill uses in the history as a use at token 0.
+    pub prefill_history: bool,
+    /// Divide by the entry's bytes.
+    pub size_aware: bool,
+    /// Weight of the prior in the per-state estimate (pseudo-observations).
+    pub prior: f32,
+    /// Refuse a miss whose density is below the would-be victim's.
+    pub admission: bool,
+    /// What an entry's state is made of.
+    pub features: Features,
+    /// Per-token retention of the decayed use count ([`Features::AgeScore`]).
+    pub gamma: f32,
+}
+
+/// The state an entry's hit probability is learned for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Features {
+    /// The pattern of uses in the last 8 tokens and a bucket of the 24 before.
+    Pattern,
+    /// Tokens since the last use (1..=8, 9 = older) and a log2 bucket of the decayed use count.
+    AgeScore,
+}
+
+const NEVER: u32 = u32::MAX;
+/// Buckets of the uses in the 24 tokens before the last 8: 0, 1, 2-3, 4-7, 8-15, 16+.
+const N_OLD: usize = 6;
+/// States: 256 recent patterns × old buckets, plus "never used".
+const N_STATES: usize = 256 * N_OLD + 1;
+const COLD: usize = N_STATES - 1;
+/// A representative count per old bucket (to follow a state's path).
+const OLD_REP: [u32; N_OLD] = [0, 1, 2, 5, 11, 20];
+/// AgeScore: ages 1..=9 (9 = 9 or more) x score buckets.
+const N_AGE: usize = 9;
+const N_SB: usize = 20;
+
+/// Log2 bucket of a decayed count: bucket b holds scores around 2^(b/2) / 16.
+fn score_bucket(s: f32) -> usize {
+    if s <= 1.0 / 16.0 {
+        return 0;
+    }
+    ((2.0 * (s * 16.0).log2()).round() as usize).min(N_SB - 1)
+}
+
+fn bucket_score(b: usize) -> f32 {
+    if b == 0 {
+        0.0
+    } else {
+        (b as f32 / 2.0).exp2() / 16.0
+    }
+}
+
+fn old_bucket(n: u32) -> usize {
+    match n {
+        0 => 0,
+        1 => 1,
+        2..=3 => 2,
+        4..=7 => 3,
+        8..=15 => 4,
+        _ => 5,
+    }
+}
+
+/// The learned hit-density policy; see the module documentation.
+#[derive(Debug)]
+pub struct HitDensity {
+    name: &'static str,
+    p: HdParams,
+    n_expert: u32,
+    n_layer: u32,
+    bytes: Vec<f32>,
+    /// Per entry: bit i = used at token `last - i`.
+    hist: Vec<u32>,
+    last: Vec<u32>,
+    /// Per entry: decayed use count as of token `t_score`.
+    score: Vec<f32>,
+    t_score: Vec<u32>,
+    /// `gamma^k` for k < 64.
+    gpow: Vec<f32>,
+    /// Per state: observed chances and uses.
+    obs_n: Vec<f32>,
+    obs_h: Vec<f32>,
+    /// Per state: P(use within the horizon), and expected occupancy after the first chance.
+    p_hit: Vec<f32>,
+    occ: Vec<f32>,
+    /// The decode group being observed: (token, layer) and its experts' states.
+    pending: Option<(u32, u32)>,
+    pending_state: Vec<u16>,
+    table_token: u32,
+    pos: Position,
+    /// Resident (kept) entries, compact, and each one's index in it.
+    resident: Vec<EntryId>,
+    slot: Vec<u32>,
+}
+
+impl HitDensity {
+    /// A hit-density policy under `name`.
+    pub fn new(name: &'static str, p: HdParams) -> Self {
+        Self {
+            name,
+            p,
+            n_expert: 1,
+            n_layer: 1,
+            bytes: Vec::new(),
+            hist: Vec::new(),
+            last: Vec::new(),
+            score: Vec::new(),
+            t_score: Vec::new(),
+            gpow: (0..64).map(|k| p.gamma.powi(k)).collect(),
+            obs_n: vec![0.0; N_STATES],
+            obs_h: vec![0.0; N_STATES],
+            p_hit: vec![0.0; N_STATES],
+            occ: vec![1.0; N_STATES],
+            pending: None,
+            pending_state: Vec::new(),
+            table_token: NEVER,
+            pos: Position { phase: Phase::Prefill, token: 0, layer: 0 },
+            resident: Vec::new(),
+            slot: Vec::new(),
+        }
+    }
+
+    /// The state of entry `id` at a chance at token `tc` (> its last use).
+    #[inline]
+    fn state(&self, id: EntryId, tc: u32) -> usize {
+        let last = self.last[id as usize];
+        if last == NEVER {
+            return COLD;
+        }
+        if self.p.features == Features::AgeScore {
+            let age = (tc - last).clamp(1, N_AGE as u32) as usize - 1;
+            let dt = ((tc - self.t_score[id as usize]) as usize).min(63);
+            let sc = self.score[id as usize] * self.gpow[dt];
+            return score_bucket(sc) * N_AGE + age;
+        }
+        // Bit j of `m` = used at token tc - 1 - j.
+        let shift = tc.saturating_sub(last).saturating_sub(1);
+        let m = if shift >= 32 { 0 } else { self.hist[id as usize] << shift };
+        let recent = (m & 0xff) as usize;
+        let old = old_bucket((m >> 8).count_ones());
+        old * 256 + recent
+    }
+
+    fn prob(&self, s: usize, p0: f32) -> f32 {
+        (self.obs_h[s] + self.p.prior * p0) / (self.obs_n[s] + self.p.prior)
+    }
+
+    /// Rebuild the per-state horizon tables from the observations so far.
+    fn rebuild(&mut self) {
+        let (tn, th) = (self.obs_n.iter().sum::<f32>(), self.obs_h.iter().sum::<f32>());
+        let p0 = if tn > 0.0 { th / tn } else { 0.05 };
+        let h = self.p.horizon.max(1);
+        for s in 0..N_STATES {
+            let (mut surv, mut occ) = (1.0f32, 0.0f32);
+            for k in 0..h {
+                if k > 0 {
+                    occ += surv;
+                }
+                let sk = if s == COLD {
+                    COLD
+                } else if self.p.features == Features::AgeScore {
+                    let (b, age) = (s / N_AGE, s % N_AGE);
+                    let sc = bucket_score(b) * self.gpow[k as usize];
+                    score_bucket(sc) * N_AGE + (age + k as usize).min(N_AGE - 1)
+                } else {
+                    let (old, recent) = ((s / 256) as u32, (s % 256) as u32);
+                    let shifted = (recent << k) as u64;
+                    let n_old = OLD_REP[old as usize] + ((shifted >> 8) as u32).count_ones();
+                    old_bucket(n_old) * 256 + (shifted & 0xff) as usize
+                };
+                surv *= 1.0 - self.prob(sk, p0);
+            }
+            self.p_hit[s] = 1.0 - surv;
+            self.occ[s] = occ;
+        }
+    }
+
+    /// Close the observed group: record each of its experts' state and whether it was routed.
+    fn observe_pending(&mut self) {
+        if let Some((t, l)) = self.pending.take() {
+            for e in 0..self.n_expert {
+                let id = l * self.n_expert + e;
+                let s = self.pending_state[e as usize] as usize;
+                self.obs_n[s] += 1.0;
+                if self.last[id as usize] == t {
+                    self.obs_h[s] += 1.0;
+                }
+            }
+        }
+    }
+
+    fn record_use(&mut self, a: &Access, pos: &Position) {
+        if pos.phase == Phase::Prefill && !self.p.prefill_history {
+            return;
+        }
+        let i = a.id as usize;
+        let t = pos.token as u32;
+        let w = if pos.phase == Phase::Prefill { 0.3 } else { 1.0 };
+        let dt = ((t - self.t_score[i]) as usize).min(63);
+        self.score[i] = self.score[i] * self.gpow[dt] + w;
+        self.t_score[i] = t;
+        let last = self.last[i];
+        if last == NEVER {
+            self.hist[i] = 1;
+        } else if last != t {
+            let d = t - last;
+            self.hist[i] = if d >= 32 { 1 } else { (self.hist[i] << d) | 1 };
+        }
+        self.last[i] = t;
+    }
+
+    /// Hit density of a resident entry now (higher = keep).
+    #[inline]
+    fn density(&self, id: EntryId) -> f32 {
+        let l = id / self.n_expert;
+        let t = self.pos.token as u32;
+        // Next chance: this token if the layer is still to come, else the next one.
+        let (tc, frac) = if self.pos.phase == Phase::Decode && l > self.pos.layer {
+            (t, (l - self.pos.layer) as f32 / self.n_layer as f32)
+        } else {
+            (t + 1, (self.n_layer - self.pos.layer + l) as f32 / self.n_layer as f32)
+        };
+        let s = self.state(id, tc);
+        let mut v = if self.p.density { self.p_hit[s] / (frac + self.occ[s]) } else { self.p_hit[s] };
+        if self.p.size_aware {
+            v /= self.bytes[l as usize];
+        }
+        v
+    }
+}
+
+impl Policy for HitDensity {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn attach(&mut self, geom: &Geometry, _budget: u64) {
+        let n = geom.n_entries();
+        self.n_expert = geom.n_expert();
+        self.n_layer = geom.n_layer();
+        self.bytes = (0..geom.n_layer()).map(|l| geom.entry_bytes(l) as f32 / (1u32 << 20) as f32).collect();
+        self.hist = vec![0; n];
+        self.last = vec![NEVER; n];
+        self.score = vec![0.0; n];
+        self.t_score = vec![0; n];
+        self.pending_state = vec![0; self.n_expert as usize];
+        self.slot = vec![NEVER; n];
+        self.rebuild();
+    }
+
+    fn begin_layer(&mut self, pos: Position) {
+        self.observe_pending();
+        self.pos = pos;
+        if pos.phase != Phase::Decode {
+            return;
+        }
+        let t = pos.token as u32;
+        if self.table_token != t {
+            self.table_token = t;
+            self.rebuild();
+        }
+        for e in 0..self.n_expert {
+            self.pending_state[e as usize] = self.state(pos.layer * self.n_expert + e, t) as u16;
+        }
+        self.pending = Some((t, pos.layer));
+    }
+
+    fn on_hit(&mut self, a: &Access, pos: &Position) {
+        self.record_use(a, pos);
+    }
+
+    fn on_insert(&mut self, a: &Access, pos: &Position) {
+        self.record_use(a, pos);
+        self.slot[a.id as usize] = self.resident.len() as u32;
+        self.resident.push(a.id);
+    }
+
+    fn on_remove(&mut self, id: EntryId) {
+        let k = self.slot[id as usize] as usize;
+        self.slot[id as usize] = NEVER;
+        self.resident.swap_remove(k);
+        if let Some(&moved) = self.resident.get(k) {
+            self.slot[moved as usize] = k as u32;
+        }
+    }
+
+    fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
+        let mut best: Option<(f32, EntryId)> = None;
+        for &id in &self.resident {
+            if pins.contains(id) {
+                continue;
+            }
+            let v = self.density(id);
+            if best.is_none_or(|(bv, _)| v < bv) {
+                best = Some((v, id));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
+    fn admit(&mut self, a: &Access, pos: &Position) -> bool {
+        if !self.p.admission || pos.phase != Phase::Decode {
+            return true;
+        }
+        // The newcomer's value after this use, against the cheapest resident entry.
+        let mut probe_hist = self.hist[a.id as usize];
+        let last = self.last[a.id as usize];
+        let t = pos.token as u32;
+        probe_hist = if last == NEVER || t - last >= 32 { 1 } else { (probe_hist << (t - last)) | 1 };
+        let (h0, l0) = (self.hist[a.id as usize], last);
+        self.hist[a.id as usize] = probe_hist;
+        self.last[a.id as usize] = t;
+        let mine = self.density(a.id);
+        self.hist[a.id as usize] = h0;
+        self.last[a.id as usize] = l0;
+        let worst = self.resident.iter().map(|&id| self.density(id)).fold(f32::INFINITY, f32::min);
+        let keep = mine >= worst;
+        if !keep {
+            self.record_use(a, pos);
+        }
+        keep
+    }
+}
