@@ -29,8 +29,8 @@ use super::{Access, EntryId, Geometry, Phase, Pins, Position};
 pub struct HdParams {
     /// Chances (tokens) looked ahead for the hit probability and occupancy.
     pub horizon: u32,
-    /// Rank by hit density (`true`) or by the probability of a use within the horizon alone.
-    pub density: bool,
+    /// What the victim has least of.
+    pub rank: Rank,
     /// Count prefill uses in the history as a use at token 0.
     pub prefill_history: bool,
     /// Divide by the entry's bytes.
@@ -43,6 +43,25 @@ pub struct HdParams {
     pub features: Features,
     /// Per-token retention of the decayed use count ([`Features::AgeScore`]).
     pub gamma: f32,
+    /// One table per layer (smoothed towards the all-layer table) instead of one for all.
+    pub per_layer: bool,
+    /// Victim search: 0 scans every resident entry; n > 0 picks the least of n sampled ones.
+    pub sample: u32,
+    /// If > 0, the horizon follows the budget: `scale × budget / bytes admitted per token`
+    /// (the tokens an entry stays without a use), in 1..=64 tokens, instead of `horizon`.
+    pub horizon_scale: f32,
+}
+
+/// The value an entry is ranked by (per byte when size-aware).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rank {
+    /// Probability of a use within the horizon / expected occupancy until then (LHD).
+    Density,
+    /// Probability of a use within the horizon.
+    HitProb,
+    /// Expected number of uses within the horizon, following the learned chain through uses
+    /// as well as non-uses ([`Features::AgeScore`] only).
+    Hits,
 }
 
 /// The state an entry's hit probability is learned for.
@@ -57,28 +76,27 @@ pub enum Features {
 const NEVER: u32 = u32::MAX;
 /// Buckets of the uses in the 24 tokens before the last 8: 0, 1, 2-3, 4-7, 8-15, 16+.
 const N_OLD: usize = 6;
-/// States: 256 recent patterns × old buckets, plus "never used".
-const N_STATES: usize = 256 * N_OLD + 1;
-const COLD: usize = N_STATES - 1;
 /// A representative count per old bucket (to follow a state's path).
 const OLD_REP: [u32; N_OLD] = [0, 1, 2, 5, 11, 20];
 /// AgeScore: ages 1..=9 (9 = 9 or more) x score buckets.
 const N_AGE: usize = 9;
 const N_SB: usize = 20;
+/// Score buckets per octave.
+const SB_PER_OCTAVE: f32 = 2.0;
 
 /// Log2 bucket of a decayed count: bucket b holds scores around 2^(b/2) / 16.
 fn score_bucket(s: f32) -> usize {
     if s <= 1.0 / 16.0 {
         return 0;
     }
-    ((2.0 * (s * 16.0).log2()).round() as usize).min(N_SB - 1)
+    ((SB_PER_OCTAVE * (s * 16.0).log2()).round() as usize).min(N_SB - 1)
 }
 
 fn bucket_score(b: usize) -> f32 {
     if b == 0 {
         0.0
     } else {
-        (b as f32 / 2.0).exp2() / 16.0
+        (b as f32 / SB_PER_OCTAVE).exp2() / 16.0
     }
 }
 
@@ -109,7 +127,11 @@ pub struct HitDensity {
     t_score: Vec<u32>,
     /// `gamma^k` for k < 64.
     gpow: Vec<f32>,
-    /// Per state: observed chances and uses.
+    /// States per table (the features' count), tables (1 or n_layer).
+    n_states: usize,
+    n_tables: usize,
+    rng: u64,
+    /// Per (table, state): observed chances and uses; the all-layer totals follow the tables.
     obs_n: Vec<f32>,
     obs_h: Vec<f32>,
     /// Per state: P(use within the horizon), and expected occupancy after the first chance.
@@ -119,6 +141,10 @@ pub struct HitDensity {
     pending: Option<(u32, u32)>,
     pending_state: Vec<u16>,
     table_token: u32,
+    /// Budget, bytes admitted in the current token, and their moving average per token.
+    budget: f32,
+    admitted: f32,
+    admit_rate: f32,
     pos: Position,
     /// Resident (kept) entries, compact, and each one's index in it.
     resident: Vec<EntryId>,
@@ -139,13 +165,19 @@ impl HitDensity {
             score: Vec::new(),
             t_score: Vec::new(),
             gpow: (0..64).map(|k| p.gamma.powi(k)).collect(),
-            obs_n: vec![0.0; N_STATES],
-            obs_h: vec![0.0; N_STATES],
-            p_hit: vec![0.0; N_STATES],
-            occ: vec![1.0; N_STATES],
+            n_states: 0,
+            n_tables: 1,
+            rng: 0x9e37_79b9_7f4a_7c15,
+            obs_n: Vec::new(),
+            obs_h: Vec::new(),
+            p_hit: Vec::new(),
+            occ: Vec::new(),
             pending: None,
             pending_state: Vec::new(),
             table_token: NEVER,
+            budget: 0.0,
+            admitted: 0.0,
+            admit_rate: 0.0,
             pos: Position { phase: Phase::Prefill, token: 0, layer: 0 },
             resident: Vec::new(),
             slot: Vec::new(),
@@ -157,7 +189,7 @@ impl HitDensity {
     fn state(&self, id: EntryId, tc: u32) -> usize {
         let last = self.last[id as usize];
         if last == NEVER {
-            return COLD;
+            return self.n_states - 1;
         }
         if self.p.features == Features::AgeScore {
             let age = (tc - last).clamp(1, N_AGE as u32) as usize - 1;
@@ -173,24 +205,12 @@ impl HitDensity {
         old * 256 + recent
     }
 
-    fn prob(&self, s: usize, p0: f32) -> f32 {
-        (self.obs_h[s] + self.p.prior * p0) / (self.obs_n[s] + self.p.prior)
-    }
-
-    /// Rebuild the per-state horizon tables from the observations so far.
-    fn rebuild(&mut self) {
-        let (tn, th) = (self.obs_n.iter().sum::<f32>(), self.obs_h.iter().sum::<f32>());
-        let p0 = if tn > 0.0 { th / tn } else { 0.05 };
-        let h = self.p.horizon.max(1);
-        for s in 0..N_STATES {
-            let (mut surv, mut occ) = (1.0f32, 0.0f32);
-            for k in 0..h {
-                if k > 0 {
-                    occ += surv;
-                }
-                let sk = if s == COLD {
-                    COLD
-                } else if self.p.features == Features::AgeScore {
+    /// The state after `k` more chances without a use.
+    fn path(&self, s: usize, k: u32) -> usize {
+        let cold = self.n_states - 1;
+        if s == cold {
+            cold
+        } else if self.p.features == Features::AgeScore {
                     let (b, age) = (s / N_AGE, s % N_AGE);
                     let sc = bucket_score(b) * self.gpow[k as usize];
                     score_bucket(sc) * N_AGE + (age + k as usize).min(N_AGE - 1)
@@ -199,23 +219,96 @@ impl HitDensity {
                     let shifted = (recent << k) as u64;
                     let n_old = OLD_REP[old as usize] + ((shifted >> 8) as u32).count_ones();
                     old_bucket(n_old) * 256 + (shifted & 0xff) as usize
-                };
-                surv *= 1.0 - self.prob(sk, p0);
+                }
+    }
+
+    /// AgeScore: the state at the next chance after a use, and after a non-use.
+    fn successors(&self, s: usize) -> (usize, usize) {
+        let cold = self.n_states - 1;
+        let g = self.p.gamma;
+        if s == cold {
+            return (score_bucket(g) * N_AGE, cold);
+        }
+        let (b, age) = (s / N_AGE, s % N_AGE);
+        let sc = bucket_score(b);
+        (score_bucket((sc + 1.0) * g) * N_AGE, score_bucket(sc * g) * N_AGE + (age + 1).min(N_AGE - 1))
+    }
+
+    /// Rebuild the per-state horizon tables from the observations so far. Table 0 holds the
+    /// all-layer counts; per-layer tables are smoothed towards it.
+    fn rebuild(&mut self) {
+        let ns = self.n_states;
+        let (tn, th) = (self.obs_n[..ns].iter().sum::<f32>(), self.obs_h[..ns].iter().sum::<f32>());
+        let p0 = if tn > 0.0 { th / tn } else { 0.05 };
+        let global: Vec<f32> =
+            (0..ns).map(|s| (self.obs_h[s] + self.p.prior * p0) / (self.obs_n[s] + self.p.prior)).collect();
+        let h = if self.p.horizon_scale > 0.0 && self.admit_rate > 0.0 {
+            (self.p.horizon_scale * self.budget / self.admit_rate).round().clamp(1.0, 64.0) as u32
+        } else {
+            self.p.horizon.max(1)
+        };
+        let first = if self.n_tables > 1 { 1 } else { 0 };
+        if self.p.rank == Rank::Hits && self.p.features == Features::AgeScore {
+            let mut v = vec![0.0f32; ns];
+            let mut nv = vec![0.0f32; ns];
+            for tb in first..self.n_tables {
+                let pr: Vec<f32> = (0..ns)
+                    .map(|s| {
+                        let j = tb * ns + s;
+                        if tb == 0 {
+                            global[s]
+                        } else {
+                            (self.obs_h[j] + self.p.prior * global[s]) / (self.obs_n[j] + self.p.prior)
+                        }
+                    })
+                    .collect();
+                v.fill(0.0);
+                for _ in 0..h {
+                    for s in 0..ns {
+                        let (used, idle) = self.successors(s);
+                        nv[s] = pr[s] * (1.0 + v[used]) + (1.0 - pr[s]) * v[idle];
+                    }
+                    std::mem::swap(&mut v, &mut nv);
+                }
+                self.p_hit[tb * ns..(tb + 1) * ns].copy_from_slice(&v);
             }
-            self.p_hit[s] = 1.0 - surv;
-            self.occ[s] = occ;
+            return;
+        }
+        for tb in first..self.n_tables {
+            for s in 0..ns {
+                let (mut surv, mut occ) = (1.0f32, 0.0f32);
+                for k in 0..h {
+                    if k > 0 {
+                        occ += surv;
+                    }
+                    let sk = self.path(s, k);
+                    let j = tb * ns + sk;
+                    let p = if tb == 0 {
+                        global[sk]
+                    } else {
+                        (self.obs_h[j] + self.p.prior * global[sk]) / (self.obs_n[j] + self.p.prior)
+                    };
+                    surv *= 1.0 - p;
+                }
+                self.p_hit[tb * ns + s] = 1.0 - surv;
+                self.occ[tb * ns + s] = occ;
+            }
         }
     }
 
     /// Close the observed group: record each of its experts' state and whether it was routed.
     fn observe_pending(&mut self) {
         if let Some((t, l)) = self.pending.take() {
+            let lt = if self.n_tables > 1 { (l as usize + 1) * self.n_states } else { 0 };
             for e in 0..self.n_expert {
                 let id = l * self.n_expert + e;
                 let s = self.pending_state[e as usize] as usize;
+                let used = if self.last[id as usize] == t { 1.0 } else { 0.0 };
                 self.obs_n[s] += 1.0;
-                if self.last[id as usize] == t {
-                    self.obs_h[s] += 1.0;
+                self.obs_h[s] += used;
+                if lt > 0 {
+                    self.obs_n[lt + s] += 1.0;
+                    self.obs_h[lt + s] += used;
                 }
             }
         }
@@ -252,8 +345,15 @@ impl HitDensity {
         } else {
             (t + 1, (self.n_layer - self.pos.layer + l) as f32 / self.n_layer as f32)
         };
-        let s = self.state(id, tc);
-        let mut v = if self.p.density { self.p_hit[s] / (frac + self.occ[s]) } else { self.p_hit[s] };
+        let mut s = self.state(id, tc);
+        if self.n_tables > 1 {
+            s += (l as usize + 1) * self.n_states;
+        }
+        let mut v = match self.p.rank {
+            Rank::Density => self.p_hit[s] / (frac + self.occ[s]),
+            // Among equal values the entry whose next chance is furthest goes first.
+            Rank::HitProb | Rank::Hits => self.p_hit[s] * (1.0 - 1e-3 * frac),
+        };
         if self.p.size_aware {
             v /= self.bytes[l as usize];
         }
@@ -266,8 +366,9 @@ impl Policy for HitDensity {
         self.name
     }
 
-    fn attach(&mut self, geom: &Geometry, _budget: u64) {
+    fn attach(&mut self, geom: &Geometry, budget: u64) {
         let n = geom.n_entries();
+        self.budget = budget as f32 / (1u32 << 20) as f32;
         self.n_expert = geom.n_expert();
         self.n_layer = geom.n_layer();
         self.bytes = (0..geom.n_layer()).map(|l| geom.entry_bytes(l) as f32 / (1u32 << 20) as f32).collect();
@@ -277,6 +378,16 @@ impl Policy for HitDensity {
         self.t_score = vec![0; n];
         self.pending_state = vec![0; self.n_expert as usize];
         self.slot = vec![NEVER; n];
+        self.n_states = match self.p.features {
+            Features::Pattern => 256 * N_OLD + 1,
+            Features::AgeScore => N_AGE * N_SB + 1,
+        };
+        self.n_tables = if self.p.per_layer { self.n_layer as usize + 1 } else { 1 };
+        let m = self.n_states * self.n_tables;
+        self.obs_n = vec![0.0; m];
+        self.obs_h = vec![0.0; m];
+        self.p_hit = vec![0.0; m];
+        self.occ = vec![1.0; m];
         self.rebuild();
     }
 
@@ -288,6 +399,14 @@ impl Policy for HitDensity {
         }
         let t = pos.token as u32;
         if self.table_token != t {
+            if self.table_token != NEVER {
+                self.admit_rate = if self.admit_rate == 0.0 {
+                    self.admitted
+                } else {
+                    0.9 * self.admit_rate + 0.1 * self.admitted
+                };
+            }
+            self.admitted = 0.0;
             self.table_token = t;
             self.rebuild();
         }
@@ -303,6 +422,9 @@ impl Policy for HitDensity {
 
     fn on_insert(&mut self, a: &Access, pos: &Position) {
         self.record_use(a, pos);
+        if pos.phase == Phase::Decode {
+            self.admitted += self.bytes[(a.id / self.n_expert) as usize];
+        }
         self.slot[a.id as usize] = self.resident.len() as u32;
         self.resident.push(a.id);
     }
@@ -318,6 +440,27 @@ impl Policy for HitDensity {
 
     fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
         let mut best: Option<(f32, EntryId)> = None;
+        let n = self.resident.len();
+        if self.p.sample > 0 && n > self.p.sample as usize {
+            for _ in 0..self.p.sample {
+                // xorshift64*: deterministic, so replays repeat exactly.
+                self.rng ^= self.rng >> 12;
+                self.rng ^= self.rng << 25;
+                self.rng ^= self.rng >> 27;
+                let r = self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d);
+                let id = self.resident[((r >> 32) as usize * n) >> 32];
+                if pins.contains(id) {
+                    continue;
+                }
+                let v = self.density(id);
+                if best.is_none_or(|(bv, _)| v < bv) {
+                    best = Some((v, id));
+                }
+            }
+            if best.is_some() {
+                return best.map(|b| b.1);
+            }
+        }
         for &id in &self.resident {
             if pins.contains(id) {
                 continue;

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
-use super::learned::{Features, HdParams, HitDensity};
+use super::learned::{Features, HdParams, HitDensity, Rank};
 use super::oracle::PartialOracle;
 use super::{Access, CacheError, EntryId, Geometry, Phase, Pins, Position};
 
@@ -474,19 +474,37 @@ pub const ORACLE_VARIANTS: &[(&str, u32)] = &[("oracle-token", 0), ("oracle-next
 
 /// The learned hit-density variants tried (name, parameters); the replay tool keeps them all.
 pub const HD_VARIANTS: &[(&str, HdParams)] = &[
-    ("hd", HdParams { horizon: 16, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
-    ("hd-h4", HdParams { horizon: 4, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
-    ("hd-h8", HdParams { horizon: 8, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
-    ("hd-h32", HdParams { horizon: 32, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
-    ("hd-phit", HdParams { horizon: 16, density: false, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
-    ("hd-nopf", HdParams { horizon: 16, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95 }),
-    ("hd-as", HdParams { horizon: 16, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
-    ("hd-as-h4", HdParams { horizon: 4, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
-    ("hd-as-h32", HdParams { horizon: 32, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
-    ("hd-as-h64", HdParams { horizon: 64, density: true, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
-    ("hd-as-phit", HdParams { horizon: 16, density: false, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
-    ("hd-as-pf", HdParams { horizon: 16, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95 }),
-    ("hd-adm", HdParams { horizon: 16, density: true, prefill_history: true, size_aware: true, prior: 4.0, admission: true, features: Features::Pattern, gamma: 0.95 }),
+    ("hd", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-h4", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-h8", HdParams { horizon: 8, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-h32", HdParams { horizon: 32, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-phit", HdParams { horizon: 16, rank: Rank::HitProb, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-nopf", HdParams { horizon: 16, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as", HdParams { horizon: 16, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-h32", HdParams { horizon: 32, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-h64", HdParams { horizon: 64, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-phit", HdParams { horizon: 16, rank: Rank::HitProb, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-pf", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-pl", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-pl-p16", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 16.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-pl-pf", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-s64", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 64, horizon_scale: 0.0 }),
+    ("hd-as-h4-s32", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 32, horizon_scale: 0.0 }),
+    ("hd-as-h2", HdParams { horizon: 2, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-pf", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-g9", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.9, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-g98", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.98, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-as-ah1", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 1.0 }),
+    ("hd-as-ah05", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.5 }),
+    ("hd-as-ah2", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 2.0 }),
+    ("hd-as-ah1-g98", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.98, per_layer: false, sample: 0, horizon_scale: 1.0 }),
+    ("hd-hits-h8", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-hits-h16", HdParams { horizon: 16, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-hits-h32", HdParams { horizon: 32, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd-hits-ah1", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 1.0 }),
+    ("hd-hits-ah2", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 2.0 }),
+    ("hd-adm", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: true, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
 ];
 
 /// The decayed-frequency variants tried (name, parameters); the replay tool keeps them all.
