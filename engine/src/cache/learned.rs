@@ -21,7 +21,7 @@
 //! per access), the table is rebuilt once per token (states × horizon), and the victim search
 //! scans the resident entries (resident × miss rate per access: a few hundred).
 
-use super::policy::Policy;
+use super::policy::{Policy, PrioSet};
 use super::{Access, EntryId, Geometry, Phase, Pins, Position};
 
 /// Parameters of [`HitDensity`].
@@ -47,6 +47,9 @@ pub struct HdParams {
     pub per_layer: bool,
     /// Victim search: 0 scans every resident entry; n > 0 picks the least of n sampled ones.
     pub sample: u32,
+    /// Victim search: n > 0 ranks only the n unpinned entries of least decayed count per byte
+    /// (kept in order, as the `decay` policy does) instead of every resident entry.
+    pub candidates: u32,
     /// If > 0, the horizon follows the budget: `scale × budget / bytes admitted per token`
     /// (the tokens an entry stays without a use), in 1..=64 tokens, instead of `horizon`.
     pub horizon_scale: f32,
@@ -59,6 +62,9 @@ pub enum Rank {
     Density,
     /// Probability of a use within the horizon.
     HitProb,
+    /// One over the expected time to the next use, taking the next-chance probability as the
+    /// rate from then on: `1 / (time to next chance + (1 - p) / p)` (horizon 1).
+    NextUse,
     /// Expected number of uses within the horizon, following the learned chain through uses
     /// as well as non-uses ([`Features::AgeScore`] only).
     Hits,
@@ -149,6 +155,8 @@ pub struct HitDensity {
     /// Resident (kept) entries, compact, and each one's index in it.
     resident: Vec<EntryId>,
     slot: Vec<u32>,
+    /// With `candidates`: resident entries by decayed count per byte.
+    order: PrioSet,
 }
 
 impl HitDensity {
@@ -181,6 +189,7 @@ impl HitDensity {
             pos: Position { phase: Phase::Prefill, token: 0, layer: 0 },
             resident: Vec::new(),
             slot: Vec::new(),
+            order: PrioSet::default(),
         }
     }
 
@@ -334,6 +343,19 @@ impl HitDensity {
         self.last[i] = t;
     }
 
+    /// Re-key a resident entry in `order` after a use: log of its decayed count per byte,
+    /// stored so that it stays comparable as time passes (as in `decay`).
+    fn reorder(&mut self, id: EntryId, seq: u64) {
+        if self.p.candidates == 0 || self.slot[id as usize] == NEVER {
+            return;
+        }
+        let i = id as usize;
+        let lambda = -f64::from(self.p.gamma).ln();
+        let key = f64::from(self.score[i].max(1e-12)).ln() + lambda * f64::from(self.t_score[i])
+            - f64::from(self.bytes[(id / self.n_expert) as usize]).ln();
+        self.order.set(id, key, u64::MAX - seq);
+    }
+
     /// Hit density of a resident entry now (higher = keep).
     #[inline]
     fn density(&self, id: EntryId) -> f32 {
@@ -353,6 +375,10 @@ impl HitDensity {
             Rank::Density => self.p_hit[s] / (frac + self.occ[s]),
             // Among equal values the entry whose next chance is furthest goes first.
             Rank::HitProb | Rank::Hits => self.p_hit[s] * (1.0 - 1e-3 * frac),
+            Rank::NextUse => {
+                let p = self.p_hit[s].max(1e-6);
+                p / (p * frac + 1.0 - p)
+            }
         };
         if self.p.size_aware {
             v /= self.bytes[l as usize];
@@ -378,6 +404,7 @@ impl Policy for HitDensity {
         self.t_score = vec![0; n];
         self.pending_state = vec![0; self.n_expert as usize];
         self.slot = vec![NEVER; n];
+        self.order = PrioSet::new(n);
         self.n_states = match self.p.features {
             Features::Pattern => 256 * N_OLD + 1,
             Features::AgeScore => N_AGE * N_SB + 1,
@@ -418,6 +445,7 @@ impl Policy for HitDensity {
 
     fn on_hit(&mut self, a: &Access, pos: &Position) {
         self.record_use(a, pos);
+        self.reorder(a.id, a.seq);
     }
 
     fn on_insert(&mut self, a: &Access, pos: &Position) {
@@ -427,6 +455,7 @@ impl Policy for HitDensity {
         }
         self.slot[a.id as usize] = self.resident.len() as u32;
         self.resident.push(a.id);
+        self.reorder(a.id, a.seq);
     }
 
     fn on_remove(&mut self, id: EntryId) {
@@ -436,10 +465,22 @@ impl Policy for HitDensity {
         if let Some(&moved) = self.resident.get(k) {
             self.slot[moved as usize] = k as u32;
         }
+        if self.p.candidates > 0 {
+            self.order.remove(id);
+        }
     }
 
     fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
         let mut best: Option<(f32, EntryId)> = None;
+        if self.p.candidates > 0 {
+            for id in self.order.unpinned(pins).take(self.p.candidates as usize) {
+                let v = self.density(id);
+                if best.is_none_or(|(bv, _)| v < bv) {
+                    best = Some((v, id));
+                }
+            }
+            return best.map(|b| b.1);
+        }
         let n = self.resident.len();
         if self.p.sample > 0 && n > self.p.sample as usize {
             for _ in 0..self.p.sample {

@@ -230,29 +230,33 @@ impl Ord for Prio {
 
 /// A set of resident entries ordered by priority (lowest evicted first).
 #[derive(Debug, Default)]
-struct PrioSet {
+pub(super) struct PrioSet {
     set: BTreeSet<Prio>,
     cur: Vec<Option<Prio>>,
 }
 
 impl PrioSet {
-    fn new(n: usize) -> Self {
+    pub(super) fn new(n: usize) -> Self {
         Self { set: BTreeSet::new(), cur: vec![None; n] }
     }
-    fn set(&mut self, id: EntryId, p: f64, tie: u64) {
+    pub(super) fn set(&mut self, id: EntryId, p: f64, tie: u64) {
         let np = Prio(p, tie, id);
         if let Some(old) = self.cur[id as usize].replace(np) {
             self.set.remove(&old);
         }
         self.set.insert(np);
     }
-    fn remove(&mut self, id: EntryId) {
+    pub(super) fn remove(&mut self, id: EntryId) {
         if let Some(old) = self.cur[id as usize].take() {
             self.set.remove(&old);
         }
     }
     fn min_unpinned(&self, pins: Pins<'_>) -> Option<EntryId> {
         self.set.iter().map(|p| p.2).find(|&id| !pins.contains(id))
+    }
+    /// Unpinned entries, lowest priority first.
+    pub(super) fn unpinned<'a>(&'a self, pins: Pins<'a>) -> impl Iterator<Item = EntryId> + 'a {
+        self.set.iter().map(|p| p.2).filter(move |&id| !pins.contains(id))
     }
 }
 
@@ -474,37 +478,60 @@ pub const ORACLE_VARIANTS: &[(&str, u32)] = &[("oracle-token", 0), ("oracle-next
 
 /// The learned hit-density variants tried (name, parameters); the replay tool keeps them all.
 pub const HD_VARIANTS: &[(&str, HdParams)] = &[
-    ("hd", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-h4", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-h8", HdParams { horizon: 8, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-h32", HdParams { horizon: 32, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-phit", HdParams { horizon: 16, rank: Rank::HitProb, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-nopf", HdParams { horizon: 16, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as", HdParams { horizon: 16, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-h4", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-h32", HdParams { horizon: 32, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-h64", HdParams { horizon: 64, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-phit", HdParams { horizon: 16, rank: Rank::HitProb, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-pf", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-pl", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-pl-p16", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 16.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-pl-pf", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-h4-s64", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 64, horizon_scale: 0.0 }),
-    ("hd-as-h4-s32", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 32, horizon_scale: 0.0 }),
-    ("hd-as-h2", HdParams { horizon: 2, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-h4-pf", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-h4-g9", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.9, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-h4-g98", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.98, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-as-ah1", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 1.0 }),
-    ("hd-as-ah05", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.5 }),
-    ("hd-as-ah2", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 2.0 }),
-    ("hd-as-ah1-g98", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.98, per_layer: false, sample: 0, horizon_scale: 1.0 }),
-    ("hd-hits-h8", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-hits-h16", HdParams { horizon: 16, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-hits-h32", HdParams { horizon: 32, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
-    ("hd-hits-ah1", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 1.0 }),
-    ("hd-hits-ah2", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 2.0 }),
-    ("hd-adm", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: true, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, horizon_scale: 0.0 }),
+    ("hd", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-h4", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-h8", HdParams { horizon: 8, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-h32", HdParams { horizon: 32, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-phit", HdParams { horizon: 16, rank: Rank::HitProb, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-nopf", HdParams { horizon: 16, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as", HdParams { horizon: 16, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h32", HdParams { horizon: 32, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h64", HdParams { horizon: 64, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-phit", HdParams { horizon: 16, rank: Rank::HitProb, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-pf", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-pl", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-pl-p16", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 16.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-pl-pf", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-s64", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 64, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-s32", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 32, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h2", HdParams { horizon: 2, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-pf", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-g9", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.9, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-h4-g98", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.98, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-as-ah1", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 1.0 }),
+    ("hd-as-ah05", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.5 }),
+    ("hd-as-ah2", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 2.0 }),
+    ("hd-as-ah1-g98", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.98, per_layer: false, sample: 0, candidates: 0, horizon_scale: 1.0 }),
+    ("hd-hits-h8", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-hits-h16", HdParams { horizon: 16, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-hits-h32", HdParams { horizon: 32, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
+    ("hd-hits-ah1", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 1.0 }),
+    ("hd-hits-ah2", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 2.0 }),
+    ("hd-as-ah05-c16", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 16, horizon_scale: 0.5 }),
+    ("hd-as-ah05-c64", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.5 }),
+    ("hd-hits-ah1-c16", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 16, horizon_scale: 1.0 }),
+    ("hd-hits-ah1-c64", HdParams { horizon: 8, rank: Rank::Hits, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 1.0 }),
+    ("hd-as-ah05-c32", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 32, horizon_scale: 0.5 }),
+    ("hd-as-ah05-c128", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 128, horizon_scale: 0.5 }),
+    ("hd-as-ah05-c256", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 256, horizon_scale: 0.5 }),
+    ("hd-as-ah025-c64", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.25 }),
+    ("hd-as-ah10-c64", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 1.0 }),
+    ("hd-as-h4-c64", HdParams { horizon: 4, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-as-h2-c64", HdParams { horizon: 2, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-as-h1-c64", HdParams { horizon: 1, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-phit-h4-c64", HdParams { horizon: 4, rank: Rank::HitProb, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-phit-h1-c64", HdParams { horizon: 1, rank: Rank::HitProb, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-pat-c64", HdParams { horizon: 4, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.5 }),
+    ("hd-as-h1-c32", HdParams { horizon: 1, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 32, horizon_scale: 0.0 }),
+    ("hd-as-h1-c128", HdParams { horizon: 1, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 128, horizon_scale: 0.0 }),
+    ("hd-nu-c64", HdParams { horizon: 1, rank: Rank::NextUse, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-nu-c128", HdParams { horizon: 1, rank: Rank::NextUse, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 128, horizon_scale: 0.0 }),
+    ("hd-as-h1-c64-pl", HdParams { horizon: 1, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 16.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: true, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-as-h1-c64-g9", HdParams { horizon: 1, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.9, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-as-h1-c64-g98", HdParams { horizon: 1, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.98, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-as-h1-c64-nopf", HdParams { horizon: 1, rank: Rank::Density, prefill_history: false, size_aware: true, prior: 4.0, admission: false, features: Features::AgeScore, gamma: 0.95, per_layer: false, sample: 0, candidates: 64, horizon_scale: 0.0 }),
+    ("hd-adm", HdParams { horizon: 16, rank: Rank::Density, prefill_history: true, size_aware: true, prior: 4.0, admission: true, features: Features::Pattern, gamma: 0.95, per_layer: false, sample: 0, candidates: 0, horizon_scale: 0.0 }),
 ];
 
 /// The decayed-frequency variants tried (name, parameters); the replay tool keeps them all.
