@@ -50,6 +50,10 @@ pub struct HdParams {
     /// Victim search: n > 0 ranks only the n unpinned entries of least decayed count per byte
     /// (kept in order, as the `decay` policy does) instead of every resident entry.
     pub candidates: u32,
+    /// With `candidates`: at most this fraction of the resident entries (1 = no limit).
+    pub candidate_share: f32,
+    /// Learn from one decode layer in this many (1 = every layer).
+    pub learn_every: u32,
     /// If > 0, the horizon follows the budget: `scale × budget / bytes admitted per token`
     /// (the tokens an entry stays without a use), in 1..=64 tokens, instead of `horizon`.
     pub horizon_scale: f32,
@@ -128,9 +132,25 @@ pub struct HitDensity {
     /// Per entry: bit i = used at token `last - i`.
     hist: Vec<u32>,
     last: Vec<u32>,
-    /// Per entry: decayed use count as of token `t_score`.
-    score: Vec<f32>,
-    t_score: Vec<u32>,
+    /// Per entry: `ln(decayed use count) + lambda * token of the last update`, which stays
+    /// comparable as time passes (the count at token t is `exp(lscore - lambda * t)`).
+    lscore: Vec<f64>,
+    lambda: f64,
+    /// Score bucket at token t = `sb_a * lscore - sb_b * t + sb_c` (rounded, clamped).
+    sb_a: f64,
+    sb_b: f64,
+    sb_c: f64,
+    /// Per entry: its layer. Per layer: 1 / entry MiB, next chance and time to it.
+    layer: Vec<u32>,
+    inv_bytes: Vec<f32>,
+    chance: Vec<u32>,
+    frac: Vec<f32>,
+    inv_frac: Vec<f32>,
+    key_off: Vec<f64>,
+    min_inv_bytes: f32,
+    ln_bytes: Vec<f64>,
+    /// See [`Self::rebuild_bound`].
+    bound: Vec<f32>,
     /// `gamma^k` for k < 64.
     gpow: Vec<f32>,
     /// States per table (the features' count), tables (1 or n_layer).
@@ -170,8 +190,20 @@ impl HitDensity {
             bytes: Vec::new(),
             hist: Vec::new(),
             last: Vec::new(),
-            score: Vec::new(),
-            t_score: Vec::new(),
+            lscore: Vec::new(),
+            sb_a: 0.0,
+            sb_b: 0.0,
+            sb_c: 0.0,
+            layer: Vec::new(),
+            inv_bytes: Vec::new(),
+            chance: Vec::new(),
+            frac: Vec::new(),
+            inv_frac: Vec::new(),
+            key_off: Vec::new(),
+            min_inv_bytes: 0.0,
+            ln_bytes: Vec::new(),
+            bound: Vec::new(),
+            lambda: if p.gamma >= 1.0 { 0.0 } else { -f64::from(p.gamma.max(1e-9)).ln() },
             gpow: (0..64).map(|k| p.gamma.powi(k)).collect(),
             n_states: 0,
             n_tables: 1,
@@ -202,9 +234,10 @@ impl HitDensity {
         }
         if self.p.features == Features::AgeScore {
             let age = (tc - last).clamp(1, N_AGE as u32) as usize - 1;
-            let dt = ((tc - self.t_score[id as usize]) as usize).min(63);
-            let sc = self.score[id as usize] * self.gpow[dt];
-            return score_bucket(sc) * N_AGE + age;
+            // The score bucket at tc, from the time-invariant log score: one multiply-add.
+            let x = self.sb_a * self.lscore[id as usize] - self.sb_b * f64::from(tc) + self.sb_c;
+            let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
+            return b * N_AGE + age;
         }
         // Bit j of `m` = used at token tc - 1 - j.
         let shift = tc.saturating_sub(last).saturating_sub(1);
@@ -246,6 +279,39 @@ impl HitDensity {
     /// Rebuild the per-state horizon tables from the observations so far. Table 0 holds the
     /// all-layer counts; per-layer tables are smoothed towards it.
     fn rebuild(&mut self) {
+        self.rebuild_tables();
+        self.rebuild_bound();
+    }
+
+    /// For the candidate search's early exit ([`Features::AgeScore`], one table): per score
+    /// bucket b, a lower bound of the value (before the per-byte factor) of any entry whose
+    /// bucket is at least b, whatever its age and layer (the time to the next chance is at
+    /// most one cycle).
+    fn rebuild_bound(&mut self) {
+        if self.p.features != Features::AgeScore || self.n_tables != 1 {
+            return;
+        }
+        let cold = self.n_states - 1;
+        let low = |s: usize| -> f32 {
+            let p = self.p_hit[s];
+            match self.p.rank {
+                Rank::Density => p / (1.0 + self.occ[s]),
+                Rank::HitProb | Rank::Hits => p * (1.0 - 1e-3),
+                Rank::NextUse => p,
+            }
+        };
+        // Resident entries without history exist only if prefill uses are not recorded.
+        let mut m = if self.p.prefill_history { f32::INFINITY } else { low(cold) };
+        self.bound = vec![0.0; N_SB];
+        for b in (0..N_SB).rev() {
+            for a in 0..N_AGE {
+                m = m.min(low(b * N_AGE + a));
+            }
+            self.bound[b] = m;
+        }
+    }
+
+    fn rebuild_tables(&mut self) {
         let ns = self.n_states;
         let (tn, th) = (self.obs_n[..ns].iter().sum::<f32>(), self.obs_h[..ns].iter().sum::<f32>());
         let p0 = if tn > 0.0 { th / tn } else { 0.05 };
@@ -330,9 +396,8 @@ impl HitDensity {
         let i = a.id as usize;
         let t = pos.token as u32;
         let w = if pos.phase == Phase::Prefill { 0.3 } else { 1.0 };
-        let dt = ((t - self.t_score[i]) as usize).min(63);
-        self.score[i] = self.score[i] * self.gpow[dt] + w;
-        self.t_score[i] = t;
+        let now = self.lambda * f64::from(t);
+        self.lscore[i] = ((self.lscore[i] - now).exp() + w).ln() + now;
         let last = self.last[i];
         if last == NEVER {
             self.hist[i] = 1;
@@ -350,23 +415,16 @@ impl HitDensity {
             return;
         }
         let i = id as usize;
-        let lambda = -f64::from(self.p.gamma).ln();
-        let key = f64::from(self.score[i].max(1e-12)).ln() + lambda * f64::from(self.t_score[i])
-            - f64::from(self.bytes[(id / self.n_expert) as usize]).ln();
+        let key = self.lscore[i] - self.ln_bytes[self.layer[i] as usize];
         self.order.set(id, key, u64::MAX - seq);
     }
 
     /// Hit density of a resident entry now (higher = keep).
     #[inline]
     fn density(&self, id: EntryId) -> f32 {
-        let l = id / self.n_expert;
-        let t = self.pos.token as u32;
+        let l = self.layer[id as usize];
         // Next chance: this token if the layer is still to come, else the next one.
-        let (tc, frac) = if self.pos.phase == Phase::Decode && l > self.pos.layer {
-            (t, (l - self.pos.layer) as f32 / self.n_layer as f32)
-        } else {
-            (t + 1, (self.n_layer - self.pos.layer + l) as f32 / self.n_layer as f32)
-        };
+        let (tc, frac) = (self.chance[l as usize], self.frac[l as usize]);
         let mut s = self.state(id, tc);
         if self.n_tables > 1 {
             s += (l as usize + 1) * self.n_states;
@@ -381,9 +439,58 @@ impl HitDensity {
             }
         };
         if self.p.size_aware {
-            v /= self.bytes[l as usize];
+            v *= self.inv_bytes[l as usize];
         }
         v
+    }
+
+    /// [`Self::density`] for [`Features::AgeScore`] with one table, from the entry's key in
+    /// `order` (its log score per byte), which saves reading its score: the victim search's
+    /// inner loop.
+    #[inline(always)]
+    fn density_keyed(&self, key: f64, id: EntryId) -> f32 {
+        let l = self.layer[id as usize] as usize;
+        let last = self.last[id as usize];
+        let s = if last == NEVER {
+            self.n_states - 1
+        } else {
+            let age = (self.chance[l] - last).clamp(1, N_AGE as u32) as usize - 1;
+            let x = self.sb_a * key + self.key_off[l];
+            let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
+            b * N_AGE + age
+        };
+        let v = match self.p.rank {
+            Rank::Density if self.p.horizon == 1 && self.p.horizon_scale == 0.0 => self.p_hit[s] * self.inv_frac[l],
+            Rank::Density => self.p_hit[s] / (self.frac[l] + self.occ[s]),
+            Rank::HitProb | Rank::Hits => self.p_hit[s] * (1.0 - 1e-3 * self.frac[l]),
+            Rank::NextUse => {
+                let p = self.p_hit[s].max(1e-6);
+                p / (p * self.frac[l] + 1.0 - p)
+            }
+        };
+        if self.p.size_aware {
+            v * self.inv_bytes[l]
+        } else {
+            v
+        }
+    }
+
+    /// Per layer: the token of its next chance and the fraction of a cycle until then.
+    fn set_chances(&mut self, pos: Position) {
+        let t = pos.token as u32;
+        let inv = 1.0 / self.n_layer as f32;
+        for l in 0..self.n_layer {
+            let (tc, frac) = if pos.phase == Phase::Decode && l > pos.layer {
+                (t, (l - pos.layer) as f32 * inv)
+            } else {
+                (t + 1, (self.n_layer - pos.layer + l) as f32 * inv)
+            };
+            self.chance[l as usize] = tc;
+            self.frac[l as usize] = frac;
+            self.inv_frac[l as usize] = 1.0 / frac;
+            // key = lscore - ln(bytes): the bucket is sb_a * key + this.
+            self.key_off[l as usize] = self.sb_a * self.ln_bytes[l as usize] - self.sb_b * f64::from(tc) + self.sb_c;
+        }
     }
 }
 
@@ -400,8 +507,19 @@ impl Policy for HitDensity {
         self.bytes = (0..geom.n_layer()).map(|l| geom.entry_bytes(l) as f32 / (1u32 << 20) as f32).collect();
         self.hist = vec![0; n];
         self.last = vec![NEVER; n];
-        self.score = vec![0.0; n];
-        self.t_score = vec![0; n];
+        self.lscore = vec![f64::NEG_INFINITY; n];
+        let sbpo = f64::from(SB_PER_OCTAVE);
+        self.sb_a = sbpo * std::f64::consts::LOG2_E;
+        self.sb_b = self.sb_a * self.lambda;
+        self.sb_c = 4.0 * sbpo;
+        self.layer = (0..n as u32).map(|id| geom.layer_of(id)).collect();
+        self.inv_bytes = self.bytes.iter().map(|b| 1.0 / b).collect();
+        self.ln_bytes = self.bytes.iter().map(|&b| f64::from(b).ln()).collect();
+        self.min_inv_bytes = self.inv_bytes.iter().copied().fold(f32::INFINITY, f32::min);
+        self.chance = vec![1; self.n_layer as usize];
+        self.frac = vec![1.0; self.n_layer as usize];
+        self.inv_frac = vec![1.0; self.n_layer as usize];
+        self.key_off = vec![0.0; self.n_layer as usize];
         self.pending_state = vec![0; self.n_expert as usize];
         self.slot = vec![NEVER; n];
         self.order = PrioSet::new(n);
@@ -421,6 +539,7 @@ impl Policy for HitDensity {
     fn begin_layer(&mut self, pos: Position) {
         self.observe_pending();
         self.pos = pos;
+        self.set_chances(pos);
         if pos.phase != Phase::Decode {
             return;
         }
@@ -436,6 +555,12 @@ impl Policy for HitDensity {
             self.admitted = 0.0;
             self.table_token = t;
             self.rebuild();
+        }
+        // Learn from one layer in `learn_every` (rotating with the token): the table needs a
+        // sample of the routing, not all of it, and this loop is most of the fixed cost.
+        let every = self.p.learn_every.max(1);
+        if (pos.layer + t) % every != 0 {
+            return;
         }
         for e in 0..self.n_expert {
             self.pending_state[e as usize] = self.state(pos.layer * self.n_expert + e, t) as u16;
@@ -473,8 +598,23 @@ impl Policy for HitDensity {
     fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
         let mut best: Option<(f32, EntryId)> = None;
         if self.p.candidates > 0 {
-            for id in self.order.unpinned(pins).take(self.p.candidates as usize) {
-                let v = self.density(id);
+            let fast = self.p.features == Features::AgeScore && self.n_tables == 1;
+            let min_off = self.key_off.iter().copied().fold(f64::INFINITY, f64::min);
+            let min_inv = if self.p.size_aware { self.min_inv_bytes } else { 1.0 };
+            let share = (self.resident.len() as f32 * self.p.candidate_share).ceil() as usize;
+            let k = (self.p.candidates as usize).min(share.max(1));
+            for (key, id) in self.order.unpinned(pins).take(k) {
+                if fast {
+                    // Keys only grow from here: stop once no later entry can be cheaper.
+                    if let Some((bv, _)) = best {
+                        let x = self.sb_a * key + min_off;
+                        let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
+                        if self.bound[b] * min_inv >= bv {
+                            break;
+                        }
+                    }
+                }
+                let v = if fast { self.density_keyed(key, id) } else { self.density(id) };
                 if best.is_none_or(|(bv, _)| v < bv) {
                     best = Some((v, id));
                 }
