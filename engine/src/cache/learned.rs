@@ -50,7 +50,8 @@ pub struct HdParams {
     /// Victim search: n > 0 ranks only the n unpinned entries of least decayed count per byte
     /// (kept in order, as the `decay` policy does) instead of every resident entry.
     pub candidates: u32,
-    /// With `candidates`: at most this fraction of the resident entries (1 = no limit).
+    /// With `candidates`: at most this fraction of the resident entries (1 = no limit), and
+    /// never fewer than 16.
     pub candidate_share: f32,
     /// Learn from one decode layer in this many (1 = every layer).
     pub learn_every: u32,
@@ -58,6 +59,27 @@ pub struct HdParams {
     /// (the tokens an entry stays without a use), in 1..=64 tokens, instead of `horizon`.
     pub horizon_scale: f32,
 }
+
+/// The parameters of `hd`, the best variant found (docs/cache-policy.md): the next-chance
+/// probability of an (age, decayed count) state per unit of time until that chance, per byte,
+/// ranked among the 128 (at most a quarter, at least 16) resident entries of least decayed
+/// count per byte; learning from every other layer.
+pub const HD: HdParams = HdParams {
+    horizon: 1,
+    rank: Rank::Density,
+    prefill_history: true,
+    size_aware: true,
+    prior: 4.0,
+    admission: false,
+    features: Features::AgeScore,
+    gamma: 0.95,
+    per_layer: false,
+    sample: 0,
+    candidates: 128,
+    candidate_share: 0.25,
+    learn_every: 2,
+    horizon_scale: 0.0,
+};
 
 /// The value an entry is ranked by (per byte when size-aware).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +106,8 @@ pub enum Features {
 }
 
 const NEVER: u32 = u32::MAX;
+/// The floor of the candidate count when it is a share of the resident entries.
+const MIN_CANDIDATES: usize = 16;
 /// Buckets of the uses in the 24 tokens before the last 8: 0, 1, 2-3, 4-7, 8-15, 16+.
 const N_OLD: usize = 6;
 /// A representative count per old bucket (to follow a state's path).
@@ -253,15 +277,15 @@ impl HitDensity {
         if s == cold {
             cold
         } else if self.p.features == Features::AgeScore {
-                    let (b, age) = (s / N_AGE, s % N_AGE);
-                    let sc = bucket_score(b) * self.gpow[k as usize];
-                    score_bucket(sc) * N_AGE + (age + k as usize).min(N_AGE - 1)
-                } else {
-                    let (old, recent) = ((s / 256) as u32, (s % 256) as u32);
-                    let shifted = (recent << k) as u64;
-                    let n_old = OLD_REP[old as usize] + ((shifted >> 8) as u32).count_ones();
-                    old_bucket(n_old) * 256 + (shifted & 0xff) as usize
-                }
+            let (b, age) = (s / N_AGE, s % N_AGE);
+            let sc = bucket_score(b) * self.gpow[k as usize];
+            score_bucket(sc) * N_AGE + (age + k as usize).min(N_AGE - 1)
+        } else {
+            let (old, recent) = ((s / 256) as u32, (s % 256) as u32);
+            let shifted = (recent << k) as u64;
+            let n_old = OLD_REP[old as usize] + ((shifted >> 8) as u32).count_ones();
+            old_bucket(n_old) * 256 + (shifted & 0xff) as usize
+        }
     }
 
     /// AgeScore: the state at the next chance after a use, and after a non-use.
@@ -546,11 +570,8 @@ impl Policy for HitDensity {
         let t = pos.token as u32;
         if self.table_token != t {
             if self.table_token != NEVER {
-                self.admit_rate = if self.admit_rate == 0.0 {
-                    self.admitted
-                } else {
-                    0.9 * self.admit_rate + 0.1 * self.admitted
-                };
+                self.admit_rate =
+                    if self.admit_rate == 0.0 { self.admitted } else { 0.9 * self.admit_rate + 0.1 * self.admitted };
             }
             self.admitted = 0.0;
             self.table_token = t;
@@ -602,7 +623,7 @@ impl Policy for HitDensity {
             let min_off = self.key_off.iter().copied().fold(f64::INFINITY, f64::min);
             let min_inv = if self.p.size_aware { self.min_inv_bytes } else { 1.0 };
             let share = (self.resident.len() as f32 * self.p.candidate_share).ceil() as usize;
-            let k = (self.p.candidates as usize).min(share.max(1));
+            let k = (self.p.candidates as usize).min(share.max(MIN_CANDIDATES));
             for (key, id) in self.order.unpinned(pins).take(k) {
                 if fast {
                     // Keys only grow from here: stop once no later entry can be cheaper.
