@@ -108,6 +108,8 @@ pub enum Features {
 const NEVER: u32 = u32::MAX;
 /// The floor of the candidate count when it is a share of the resident entries.
 const MIN_CANDIDATES: usize = 16;
+/// Victims kept from one candidate scan for the same layer's further misses.
+const SHORTLIST: usize = 8;
 /// Buckets of the uses in the 24 tokens before the last 8: 0, 1, 2-3, 4-7, 8-15, 16+.
 const N_OLD: usize = 6;
 /// A representative count per old bucket (to follow a state's path).
@@ -171,10 +173,9 @@ pub struct HitDensity {
     frac: Vec<f32>,
     inv_frac: Vec<f32>,
     key_off: Vec<f64>,
-    min_inv_bytes: f32,
     ln_bytes: Vec<f64>,
-    /// See [`Self::rebuild_bound`].
-    bound: Vec<f32>,
+    /// The current layer's next victims, least value last.
+    shortlist: Vec<(f32, EntryId)>,
     /// `gamma^k` for k < 64.
     gpow: Vec<f32>,
     /// States per table (the features' count), tables (1 or n_layer).
@@ -224,9 +225,8 @@ impl HitDensity {
             frac: Vec::new(),
             inv_frac: Vec::new(),
             key_off: Vec::new(),
-            min_inv_bytes: 0.0,
             ln_bytes: Vec::new(),
-            bound: Vec::new(),
+            shortlist: Vec::with_capacity(SHORTLIST),
             lambda: if p.gamma >= 1.0 { 0.0 } else { -f64::from(p.gamma.max(1e-9)).ln() },
             gpow: (0..64).map(|k| p.gamma.powi(k)).collect(),
             n_states: 0,
@@ -303,39 +303,6 @@ impl HitDensity {
     /// Rebuild the per-state horizon tables from the observations so far. Table 0 holds the
     /// all-layer counts; per-layer tables are smoothed towards it.
     fn rebuild(&mut self) {
-        self.rebuild_tables();
-        self.rebuild_bound();
-    }
-
-    /// For the candidate search's early exit ([`Features::AgeScore`], one table): per score
-    /// bucket b, a lower bound of the value (before the per-byte factor) of any entry whose
-    /// bucket is at least b, whatever its age and layer (the time to the next chance is at
-    /// most one cycle).
-    fn rebuild_bound(&mut self) {
-        if self.p.features != Features::AgeScore || self.n_tables != 1 {
-            return;
-        }
-        let cold = self.n_states - 1;
-        let low = |s: usize| -> f32 {
-            let p = self.p_hit[s];
-            match self.p.rank {
-                Rank::Density => p / (1.0 + self.occ[s]),
-                Rank::HitProb | Rank::Hits => p * (1.0 - 1e-3),
-                Rank::NextUse => p,
-            }
-        };
-        // Resident entries without history exist only if prefill uses are not recorded.
-        let mut m = if self.p.prefill_history { f32::INFINITY } else { low(cold) };
-        self.bound = vec![0.0; N_SB];
-        for b in (0..N_SB).rev() {
-            for a in 0..N_AGE {
-                m = m.min(low(b * N_AGE + a));
-            }
-            self.bound[b] = m;
-        }
-    }
-
-    fn rebuild_tables(&mut self) {
         let ns = self.n_states;
         let (tn, th) = (self.obs_n[..ns].iter().sum::<f32>(), self.obs_h[..ns].iter().sum::<f32>());
         let p0 = if tn > 0.0 { th / tn } else { 0.05 };
@@ -539,7 +506,6 @@ impl Policy for HitDensity {
         self.layer = (0..n as u32).map(|id| geom.layer_of(id)).collect();
         self.inv_bytes = self.bytes.iter().map(|b| 1.0 / b).collect();
         self.ln_bytes = self.bytes.iter().map(|&b| f64::from(b).ln()).collect();
-        self.min_inv_bytes = self.inv_bytes.iter().copied().fold(f32::INFINITY, f32::min);
         self.chance = vec![1; self.n_layer as usize];
         self.frac = vec![1.0; self.n_layer as usize];
         self.inv_frac = vec![1.0; self.n_layer as usize];
@@ -562,6 +528,7 @@ impl Policy for HitDensity {
 
     fn begin_layer(&mut self, pos: Position) {
         self.observe_pending();
+        self.shortlist.clear();
         self.pos = pos;
         self.set_chances(pos);
         if pos.phase != Phase::Decode {
@@ -619,28 +586,34 @@ impl Policy for HitDensity {
     fn victim(&mut self, pins: Pins<'_>) -> Option<EntryId> {
         let mut best: Option<(f32, EntryId)> = None;
         if self.p.candidates > 0 {
-            let fast = self.p.features == Features::AgeScore && self.n_tables == 1;
-            let min_off = self.key_off.iter().copied().fold(f64::INFINITY, f64::min);
-            let min_inv = if self.p.size_aware { self.min_inv_bytes } else { 1.0 };
-            let share = (self.resident.len() as f32 * self.p.candidate_share).ceil() as usize;
-            let k = (self.p.candidates as usize).min(share.max(MIN_CANDIDATES));
-            for (key, id) in self.order.unpinned(pins).take(k) {
-                if fast {
-                    // Keys only grow from here: stop once no later entry can be cheaper.
-                    if let Some((bv, _)) = best {
-                        let x = self.sb_a * key + min_off;
-                        let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
-                        if self.bound[b] * min_inv >= bv {
-                            break;
-                        }
-                    }
-                }
-                let v = if fast { self.density_keyed(key, id) } else { self.density(id) };
-                if best.is_none_or(|(bv, _)| v < bv) {
-                    best = Some((v, id));
+            // A layer's further misses are served from the shortlist its first scan made (the
+            // values of unpinned entries do not change within a layer).
+            while let Some((_, id)) = self.shortlist.pop() {
+                if self.slot[id as usize] != NEVER && !pins.contains(id) {
+                    return Some(id);
                 }
             }
-            return best.map(|b| b.1);
+            let fast = self.p.features == Features::AgeScore && self.n_tables == 1;
+            let share = (self.resident.len() as f32 * self.p.candidate_share).ceil() as usize;
+            let k = (self.p.candidates as usize).min(share.max(MIN_CANDIDATES));
+            // The SHORTLIST least values, ascending; among equal values the first seen first.
+            let mut short = [(0.0f32, 0 as EntryId); SHORTLIST];
+            let mut n = 0;
+            for (key, id) in self.order.unpinned(pins).take(k) {
+                let v = if fast { self.density_keyed(key, id) } else { self.density(id) };
+                if n == SHORTLIST && v >= short[n - 1].0 {
+                    continue;
+                }
+                let mut j = n.min(SHORTLIST - 1);
+                while j > 0 && short[j - 1].0 > v {
+                    short[j] = short[j - 1];
+                    j -= 1;
+                }
+                short[j] = (v, id);
+                n = (n + 1).min(SHORTLIST);
+            }
+            self.shortlist.extend(short[..n].iter().rev());
+            return self.shortlist.pop().map(|c| c.1);
         }
         let n = self.resident.len();
         if self.p.sample > 0 && n > self.p.sample as usize {
