@@ -1,5 +1,5 @@
 //! `cargo run --release -p bmoe-engine --no-default-features --example replay -- TRACE
-//! [--budget-mb 500,1000,...] [--policy NAME,...|all] [--k K] [--pin-token] [--json]`
+//! [--budget-mb 500,1000,...] [--policy NAME,...|all] [--k K] [--pin-token] [--json] [--plot PATH]`
 //!
 //! The same replay `bmoe replay` runs (the engine's own cache and policy types), without the
 //! CLI crate, so policy sweeps build without llama.cpp. Prints the same table / JSON rows.
@@ -27,6 +27,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut policy = "all".to_string();
     let mut k = None;
     let (mut json, mut pin_token) = (false, false);
+    let mut plot: Option<String> = None;
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or_else(|| format!("{a}: missing value"));
         match a.as_str() {
@@ -35,6 +36,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "--k" => k = Some(val()?.parse()?),
             "--json" => json = true,
             "--pin-token" => pin_token = true,
+            "--plot" => plot = Some(val()?),
             _ if a.starts_with("--") => return Err(format!("unknown flag {a}").into()),
             _ => trace = Some(a),
         }
@@ -65,6 +67,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "policy", "budget_mb", "hit%_dec", "hit%_all", "MiB/token", "evictions", "ns/acc"
         );
     }
+    let mut reports = Vec::new();
     for &p in &policies {
         for &mb in &budgets {
             let r = replay::replay(&stream, mb << 20, p, scope);
@@ -95,7 +98,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     r.ns_per_access()
                 );
             }
+            reports.push(r);
         }
+    }
+    if let Some(path) = plot {
+        let cycle = stream.geom.cycle_bytes(stream.k) as f64 / (1u64 << 20) as f64;
+        let title = format!("{} top-{}: decode hit % vs budget (cycle {:.0} MiB)", trace.header.arch, stream.k, cycle);
+        std::fs::write(&path, bmoe_engine::cache::plot::svg(&title, &policies, &budgets, &reports, cycle))?;
+        eprintln!("replay: plot written to {path}");
     }
     Ok(())
 }

@@ -21,6 +21,7 @@
 
 pub mod learned;
 pub mod oracle;
+pub mod plot;
 pub mod policy;
 pub mod replay;
 pub mod trace;
