@@ -147,6 +147,12 @@ fn old_bucket(n: u32) -> usize {
     }
 }
 
+#[derive(Clone, Copy, Debug)]
+struct Ent {
+    layer: u32,
+    last: u32,
+}
+
 /// The learned hit-density policy; see the module documentation.
 #[derive(Debug)]
 pub struct HitDensity {
@@ -157,7 +163,9 @@ pub struct HitDensity {
     bytes: Vec<f32>,
     /// Per entry: bit i = used at token `last - i`.
     hist: Vec<u32>,
-    last: Vec<u32>,
+    /// Per entry: its layer and the token of its last use, together (the victim search reads
+    /// both for every candidate).
+    ent: Vec<Ent>,
     /// Per entry: `ln(decayed use count) + lambda * token of the last update`, which stays
     /// comparable as time passes (the count at token t is `exp(lscore - lambda * t)`).
     lscore: Vec<f64>,
@@ -167,7 +175,6 @@ pub struct HitDensity {
     sb_b: f64,
     sb_c: f64,
     /// Per entry: its layer. Per layer: 1 / entry MiB, next chance and time to it.
-    layer: Vec<u32>,
     inv_bytes: Vec<f32>,
     chance: Vec<u32>,
     frac: Vec<f32>,
@@ -214,12 +221,11 @@ impl HitDensity {
             n_layer: 1,
             bytes: Vec::new(),
             hist: Vec::new(),
-            last: Vec::new(),
+            ent: Vec::new(),
             lscore: Vec::new(),
             sb_a: 0.0,
             sb_b: 0.0,
             sb_c: 0.0,
-            layer: Vec::new(),
             inv_bytes: Vec::new(),
             chance: Vec::new(),
             frac: Vec::new(),
@@ -252,7 +258,7 @@ impl HitDensity {
     /// The state of entry `id` at a chance at token `tc` (> its last use).
     #[inline]
     fn state(&self, id: EntryId, tc: u32) -> usize {
-        let last = self.last[id as usize];
+        let last = self.ent[id as usize].last;
         if last == NEVER {
             return self.n_states - 1;
         }
@@ -369,7 +375,7 @@ impl HitDensity {
             for e in 0..self.n_expert {
                 let id = l * self.n_expert + e;
                 let s = self.pending_state[e as usize] as usize;
-                let used = if self.last[id as usize] == t { 1.0 } else { 0.0 };
+                let used = if self.ent[id as usize].last == t { 1.0 } else { 0.0 };
                 self.obs_n[s] += 1.0;
                 self.obs_h[s] += used;
                 if lt > 0 {
@@ -389,14 +395,14 @@ impl HitDensity {
         let w = if pos.phase == Phase::Prefill { 0.3 } else { 1.0 };
         let now = self.lambda * f64::from(t);
         self.lscore[i] = ((self.lscore[i] - now).exp() + w).ln() + now;
-        let last = self.last[i];
+        let last = self.ent[i].last;
         if last == NEVER {
             self.hist[i] = 1;
         } else if last != t {
             let d = t - last;
             self.hist[i] = if d >= 32 { 1 } else { (self.hist[i] << d) | 1 };
         }
-        self.last[i] = t;
+        self.ent[i].last = t;
     }
 
     /// Re-key a resident entry in `order` after a use: log of its decayed count per byte,
@@ -406,14 +412,14 @@ impl HitDensity {
             return;
         }
         let i = id as usize;
-        let key = self.lscore[i] - self.ln_bytes[self.layer[i] as usize];
+        let key = self.lscore[i] - self.ln_bytes[self.ent[i].layer as usize];
         self.order.set(id, key, u64::MAX - seq);
     }
 
     /// Hit density of a resident entry now (higher = keep).
     #[inline]
     fn density(&self, id: EntryId) -> f32 {
-        let l = self.layer[id as usize];
+        let l = self.ent[id as usize].layer;
         // Next chance: this token if the layer is still to come, else the next one.
         let (tc, frac) = (self.chance[l as usize], self.frac[l as usize]);
         let mut s = self.state(id, tc);
@@ -440,8 +446,8 @@ impl HitDensity {
     /// inner loop.
     #[inline(always)]
     fn density_keyed(&self, key: f64, id: EntryId) -> f32 {
-        let l = self.layer[id as usize] as usize;
-        let last = self.last[id as usize];
+        let Ent { layer, last } = self.ent[id as usize];
+        let l = layer as usize;
         let s = if last == NEVER {
             self.n_states - 1
         } else {
@@ -497,13 +503,12 @@ impl Policy for HitDensity {
         self.n_layer = geom.n_layer();
         self.bytes = (0..geom.n_layer()).map(|l| geom.entry_bytes(l) as f32 / (1u32 << 20) as f32).collect();
         self.hist = vec![0; n];
-        self.last = vec![NEVER; n];
+        self.ent = (0..n as u32).map(|id| Ent { layer: geom.layer_of(id), last: NEVER }).collect();
         self.lscore = vec![f64::NEG_INFINITY; n];
         let sbpo = f64::from(SB_PER_OCTAVE);
         self.sb_a = sbpo * std::f64::consts::LOG2_E;
         self.sb_b = self.sb_a * self.lambda;
         self.sb_c = 4.0 * sbpo;
-        self.layer = (0..n as u32).map(|id| geom.layer_of(id)).collect();
         self.inv_bytes = self.bytes.iter().map(|b| 1.0 / b).collect();
         self.ln_bytes = self.bytes.iter().map(|&b| f64::from(b).ln()).collect();
         self.chance = vec![1; self.n_layer as usize];
@@ -654,15 +659,15 @@ impl Policy for HitDensity {
         }
         // The newcomer's value after this use, against the cheapest resident entry.
         let mut probe_hist = self.hist[a.id as usize];
-        let last = self.last[a.id as usize];
+        let last = self.ent[a.id as usize].last;
         let t = pos.token as u32;
         probe_hist = if last == NEVER || t - last >= 32 { 1 } else { (probe_hist << (t - last)) | 1 };
         let (h0, l0) = (self.hist[a.id as usize], last);
         self.hist[a.id as usize] = probe_hist;
-        self.last[a.id as usize] = t;
+        self.ent[a.id as usize].last = t;
         let mine = self.density(a.id);
         self.hist[a.id as usize] = h0;
-        self.last[a.id as usize] = l0;
+        self.ent[a.id as usize].last = l0;
         let worst = self.resident.iter().map(|&id| self.density(id)).fold(f32::INFINITY, f32::min);
         let keep = mine >= worst;
         if !keep {
