@@ -1,25 +1,33 @@
-//! `hd`: a next-use policy that learns, online, how likely an entry is to be routed at its next
-//! chance given its recent use pattern, and evicts the entry of least *hit density*.
+//! `hd` (and its variants): a policy that learns, online, how likely an entry is to be routed at
+//! its next chance given its state, and evicts the entry worth least per byte until then.
 //!
-//! What it knows at every access is only the past: per entry, a bit mask of the decode tokens
-//! that routed it (the last 32) and the token of its last use. The fixed layer cycle gives each
-//! entry a *next chance*: the current token if its layer is still to come, the next token
-//! otherwise. An entry's state at a chance is the pattern of its last 8 tokens plus a bucket
-//! of its uses in the 24 tokens before those. At every decode layer the policy records, for
-//! each of the layer's experts, the state it was in and whether the router picked it: a table
-//! of hit probability per state, learned from the routing seen so far (LHD/EVA-style: the
-//! statistics are those of the workload, not a formula).
+//! What it knows at every access is only the past: per entry, the token of its last use and
+//! its decayed use count (γ = 0.95 per token, a prefill use 0.3, as in `decay`). The fixed layer
+//! cycle gives each entry a *next chance*: the current token if its layer is still to come, the
+//! next token otherwise. An entry's *state* at a chance is (tokens since its last use, 1-9+;
+//! half-octave bucket of its decayed count): 180 states, plus "never used". At every other
+//! decode layer the policy records, for each of the layer's experts, the state it was in and
+//! whether the router picked it: a table of P(routed | state), learned from the routing seen so
+//! far and rebuilt once per token (LHD/EVA-style: the statistics are the workload's, so the
+//! balance between recency and frequency is learned, not tuned).
 //!
-//! From that table, per state: the probability of a use within `horizon` chances, following
-//! the state's no-use path (the pattern shifts by one per token), and the expected number of
-//! tokens the entry occupies until that use or the horizon. Hit density = probability /
-//! (occupancy × bytes): hits per byte-token of cache. The victim is the resident, unpinned
-//! entry of least density; the time to the first chance is the fraction of a cycle until its
-//! layer comes, so an entry about to be used costs little occupancy to hold until then.
+//! Value of a resident entry = P(routed at its next chance | its state then) / (time to that
+//! chance, in cycles) / bytes: an entry whose layer comes next is worth holding for the short
+//! time until then; one whose layer was just computed has a whole cycle to wait. The victim is
+//! the unpinned entry of least value among the `candidates` (128, at most a quarter of the
+//! residents, at least 16) of least decayed count per byte, which are kept in order as `decay`
+//! keeps them: the learned table re-ranks what the long-run count already finds cheap. Ranking
+//! every resident entry instead was worse at large budgets (the table's 20 count buckets are
+//! coarser than the count itself). A layer's further misses take the next entries of a
+//! shortlist made by its first scan.
 //!
-//! Cost: the learning step touches every expert of a layer once per layer (n_expert / top-k
-//! per access), the table is rebuilt once per token (states × horizon), and the victim search
-//! scans the resident entries (resident × miss rate per access: a few hundred).
+//! The variants (`HdParams`) keep the exploration that led here: a bit-pattern state
+//! ([`Features::Pattern`]), horizons over several tokens and other ranks ([`Rank`]), per-layer
+//! tables, sampled victims, admission control; docs/cache-policy.md has their numbers.
+//!
+//! Cost per access: the learning step reads a layer's experts (n_expert / top-k / 2 states), the
+//! table rebuild is amortised over a token, and the victim search ranks up to 128 candidates
+//! per missing layer (at most once per layer): a few hundred ns, 2-3x `decay`.
 
 use super::policy::{Policy, PrioSet};
 use super::{Access, EntryId, Geometry, Phase, Pins, Position};
