@@ -198,8 +198,9 @@ pub struct HitDensity {
     n_tables: usize,
     rng: u64,
     /// Per (table, state): observed chances and uses; the all-layer totals follow the tables.
-    obs_n: Vec<f32>,
-    obs_h: Vec<f32>,
+    /// (f64: an f32 count stops growing at 2^24, a few thousand tokens of observations.)
+    obs_n: Vec<f64>,
+    obs_h: Vec<f64>,
     /// Per state: P(use within the horizon), and expected occupancy after the first chance.
     p_hit: Vec<f32>,
     occ: Vec<f32>,
@@ -285,6 +286,12 @@ impl HitDensity {
         old * 256 + recent
     }
 
+    /// P(routed) of observation cell `j`, smoothed towards `prior_p`.
+    fn estimate(&self, j: usize, prior_p: f32) -> f32 {
+        let w = f64::from(self.p.prior);
+        ((self.obs_h[j] + w * f64::from(prior_p)) / (self.obs_n[j] + w)) as f32
+    }
+
     /// The state after `k` more chances without a use.
     fn path(&self, s: usize, k: u32) -> usize {
         let cold = self.n_states - 1;
@@ -318,10 +325,10 @@ impl HitDensity {
     /// all-layer counts; per-layer tables are smoothed towards it.
     fn rebuild(&mut self) {
         let ns = self.n_states;
-        let (tn, th) = (self.obs_n[..ns].iter().sum::<f32>(), self.obs_h[..ns].iter().sum::<f32>());
-        let p0 = if tn > 0.0 { th / tn } else { 0.05 };
+        let (tn, th) = (self.obs_n[..ns].iter().sum::<f64>(), self.obs_h[..ns].iter().sum::<f64>());
+        let p0 = if tn > 0.0 { (th / tn) as f32 } else { 0.05 };
         let global: Vec<f32> =
-            (0..ns).map(|s| (self.obs_h[s] + self.p.prior * p0) / (self.obs_n[s] + self.p.prior)).collect();
+            (0..ns).map(|s| self.estimate(s, p0)).collect();
         let h = if self.p.horizon_scale > 0.0 && self.admit_rate > 0.0 {
             (self.p.horizon_scale * self.budget / self.admit_rate).round().clamp(1.0, 64.0) as u32
         } else {
@@ -338,7 +345,7 @@ impl HitDensity {
                         if tb == 0 {
                             global[s]
                         } else {
-                            (self.obs_h[j] + self.p.prior * global[s]) / (self.obs_n[j] + self.p.prior)
+                            self.estimate(j, global[s])
                         }
                     })
                     .collect();
@@ -366,7 +373,7 @@ impl HitDensity {
                     let p = if tb == 0 {
                         global[sk]
                     } else {
-                        (self.obs_h[j] + self.p.prior * global[sk]) / (self.obs_n[j] + self.p.prior)
+                        self.estimate(j, global[sk])
                     };
                     surv *= 1.0 - p;
                 }
@@ -563,8 +570,28 @@ impl Policy for HitDensity {
         if (pos.layer + t) % every != 0 {
             return;
         }
-        for e in 0..self.n_expert {
-            self.pending_state[e as usize] = self.state(pos.layer * self.n_expert + e, t) as u16;
+        let first = (pos.layer * self.n_expert) as usize;
+        let n = self.n_expert as usize;
+        if self.p.features == Features::AgeScore {
+            // `state` inlined for the layer's experts: this loop is most of the fixed cost.
+            let off = self.sb_c - self.sb_b * f64::from(t);
+            let cold = (self.n_states - 1) as u16;
+            let ents = &self.ent[first..first + n];
+            let ls = &self.lscore[first..first + n];
+            for ((st, en), &l) in self.pending_state.iter_mut().zip(ents).zip(ls) {
+                *st = if en.last == NEVER {
+                    cold
+                } else {
+                    let age = (t - en.last).clamp(1, N_AGE as u32) as usize - 1;
+                    let x = self.sb_a * l + off;
+                    let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
+                    (b * N_AGE + age) as u16
+                };
+            }
+        } else {
+            for e in 0..n {
+                self.pending_state[e] = self.state((first + e) as EntryId, t) as u16;
+            }
         }
         self.pending = Some((t, pos.layer));
     }

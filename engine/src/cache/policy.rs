@@ -556,6 +556,8 @@ pub const HD_VARIANTS: &[(&str, HdParams)] = &[
     ("hd-as-h1-c256-q16", HdParams { candidates: 256, candidate_share: 0.0625, learn_every: 1, ..HD }),
     ("hd-as-h1-c128-q4-l4", HdParams { learn_every: 4, ..HD }),
     ("hd-as-h1-c128-q4-l8", HdParams { learn_every: 8, ..HD }),
+    ("hd-c96", HdParams { candidates: 96, ..HD }),
+    ("hd-c64", HdParams { candidates: 64, ..HD }),
     ("hd-g93", HdParams { gamma: 0.93, ..HD }),
     ("hd-g97", HdParams { gamma: 0.97, ..HD }),
     ("hd-prior1", HdParams { prior: 1.0, ..HD }),
