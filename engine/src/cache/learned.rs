@@ -303,8 +303,9 @@ impl HitDensity {
             score_bucket(sc) * N_AGE + (age + k as usize).min(N_AGE - 1)
         } else {
             let (old, recent) = ((s / 256) as u32, (s % 256) as u32);
-            let shifted = (recent << k) as u64;
-            let n_old = OLD_REP[old as usize] + ((shifted >> 8) as u32).count_ones();
+            // k < 64 (the horizon is at most 64); bits older than 32 tokens drop off.
+            let shifted = u64::from(recent) << k;
+            let n_old = OLD_REP[old as usize] + ((shifted >> 8) & 0xff_ffff).count_ones();
             old_bucket(n_old) * 256 + (shifted & 0xff) as usize
         }
     }
