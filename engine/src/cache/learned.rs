@@ -328,8 +328,7 @@ impl HitDensity {
         let ns = self.n_states;
         let (tn, th) = (self.obs_n[..ns].iter().sum::<f64>(), self.obs_h[..ns].iter().sum::<f64>());
         let p0 = if tn > 0.0 { (th / tn) as f32 } else { 0.05 };
-        let global: Vec<f32> =
-            (0..ns).map(|s| self.estimate(s, p0)).collect();
+        let global: Vec<f32> = (0..ns).map(|s| self.estimate(s, p0)).collect();
         let h = if self.p.horizon_scale > 0.0 && self.admit_rate > 0.0 {
             (self.p.horizon_scale * self.budget / self.admit_rate).round().clamp(1.0, 64.0) as u32
         } else {
@@ -371,11 +370,7 @@ impl HitDensity {
                     }
                     let sk = self.path(s, k);
                     let j = tb * ns + sk;
-                    let p = if tb == 0 {
-                        global[sk]
-                    } else {
-                        self.estimate(j, global[sk])
-                    };
+                    let p = if tb == 0 { global[sk] } else { self.estimate(j, global[sk]) };
                     surv *= 1.0 - p;
                 }
                 self.p_hit[tb * ns + s] = 1.0 - surv;
