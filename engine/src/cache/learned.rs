@@ -184,9 +184,10 @@ pub struct HitDensity {
     sb_c: f64,
     /// Per entry: its layer. Per layer: 1 / entry MiB, next chance and time to it.
     inv_bytes: Vec<f32>,
-    chance: Vec<u32>,
-    frac: Vec<f32>,
+    /// Per layer distance d to the next chance (1..2 n_layer, in layers): n_layer / d.
     inv_frac: Vec<f32>,
+    /// Per layer: `sb_a * ln(entry MiB) + sb_c` (a key's bucket is `sb_a * key` plus this,
+    /// minus `sb_b` times the token of the chance).
     key_off: Vec<f64>,
     ln_bytes: Vec<f64>,
     /// The current layer's next victims, least value last.
@@ -236,8 +237,6 @@ impl HitDensity {
             sb_b: 0.0,
             sb_c: 0.0,
             inv_bytes: Vec::new(),
-            chance: Vec::new(),
-            frac: Vec::new(),
             inv_frac: Vec::new(),
             key_off: Vec::new(),
             ln_bytes: Vec::new(),
@@ -432,7 +431,8 @@ impl HitDensity {
     fn density(&self, id: EntryId) -> f32 {
         let l = self.ent[id as usize].layer;
         // Next chance: this token if the layer is still to come, else the next one.
-        let (tc, frac) = (self.chance[l as usize], self.frac[l as usize]);
+        let (tc, d) = self.chance(l);
+        let frac = d as f32 / self.n_layer as f32;
         let mut s = self.state(id, tc);
         if self.n_tables > 1 {
             s += (l as usize + 1) * self.n_states;
@@ -459,21 +459,24 @@ impl HitDensity {
     fn density_keyed(&self, key: f64, id: EntryId) -> f32 {
         let Ent { layer, last } = self.ent[id as usize];
         let l = layer as usize;
+        let (tc, d) = self.chance(layer);
+        let inv_frac = self.inv_frac[d as usize];
+        let frac = d as f32 / self.n_layer as f32;
         let s = if last == NEVER {
             self.n_states - 1
         } else {
-            let age = (self.chance[l] - last).clamp(1, N_AGE as u32) as usize - 1;
-            let x = self.sb_a * key + self.key_off[l];
+            let age = (tc - last).clamp(1, N_AGE as u32) as usize - 1;
+            let x = self.sb_a * key + self.key_off[l] - self.sb_b * f64::from(tc);
             let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
             b * N_AGE + age
         };
         let v = match self.p.rank {
-            Rank::Density if self.p.horizon == 1 && self.p.horizon_scale == 0.0 => self.p_hit[s] * self.inv_frac[l],
-            Rank::Density => self.p_hit[s] / (self.frac[l] + self.occ[s]),
-            Rank::HitProb | Rank::Hits => self.p_hit[s] * (1.0 - 1e-3 * self.frac[l]),
+            Rank::Density if self.p.horizon == 1 && self.p.horizon_scale == 0.0 => self.p_hit[s] * inv_frac,
+            Rank::Density => self.p_hit[s] / (frac + self.occ[s]),
+            Rank::HitProb | Rank::Hits => self.p_hit[s] * (1.0 - 1e-3 * frac),
             Rank::NextUse => {
                 let p = self.p_hit[s].max(1e-6);
-                p / (p * self.frac[l] + 1.0 - p)
+                p / (p * frac + 1.0 - p)
             }
         };
         if self.p.size_aware {
@@ -483,21 +486,19 @@ impl HitDensity {
         }
     }
 
-    /// Per layer: the token of its next chance and the fraction of a cycle until then.
-    fn set_chances(&mut self, pos: Position) {
-        let t = pos.token as u32;
-        let inv = 1.0 / self.n_layer as f32;
-        for l in 0..self.n_layer {
-            let (tc, frac) = if pos.phase == Phase::Decode && l > pos.layer {
-                (t, (l - pos.layer) as f32 * inv)
+    /// The next chance of `layer`'s entries: its token, and the distance to it in layers
+    /// (1..=n_layer in decode; in prefill every chance is the next token).
+    #[inline(always)]
+    fn chance(&self, layer: u32) -> (u32, u32) {
+        let (t, c, n) = (self.pos.token as u32, self.pos.layer, self.n_layer);
+        if layer > c {
+            if self.pos.phase == Phase::Decode {
+                (t, layer - c)
             } else {
-                (t + 1, (self.n_layer - pos.layer + l) as f32 * inv)
-            };
-            self.chance[l as usize] = tc;
-            self.frac[l as usize] = frac;
-            self.inv_frac[l as usize] = 1.0 / frac;
-            // key = lscore - ln(bytes): the bucket is sb_a * key + this.
-            self.key_off[l as usize] = self.sb_a * self.ln_bytes[l as usize] - self.sb_b * f64::from(tc) + self.sb_c;
+                (t + 1, n + layer - c)
+            }
+        } else {
+            (t + 1, n - c + layer)
         }
     }
 }
@@ -522,10 +523,9 @@ impl Policy for HitDensity {
         self.sb_c = 4.0 * sbpo;
         self.inv_bytes = self.bytes.iter().map(|b| 1.0 / b).collect();
         self.ln_bytes = self.bytes.iter().map(|&b| f64::from(b).ln()).collect();
-        self.chance = vec![1; self.n_layer as usize];
-        self.frac = vec![1.0; self.n_layer as usize];
-        self.inv_frac = vec![1.0; self.n_layer as usize];
-        self.key_off = vec![0.0; self.n_layer as usize];
+        let nl = self.n_layer as usize;
+        self.inv_frac = (0..2 * nl).map(|d| nl as f32 / d.max(1) as f32).collect();
+        self.key_off = self.ln_bytes.iter().map(|lb| self.sb_a * lb + self.sb_c).collect();
         self.pending_state = vec![0; self.n_expert as usize];
         self.slot = vec![NEVER; n];
         self.order = PrioSet::new(n);
@@ -546,7 +546,6 @@ impl Policy for HitDensity {
         self.observe_pending();
         self.shortlist.clear();
         self.pos = pos;
-        self.set_chances(pos);
         if pos.phase != Phase::Decode {
             return;
         }
