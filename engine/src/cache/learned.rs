@@ -92,7 +92,8 @@ pub const HD: HdParams = HdParams {
 /// The value an entry is ranked by (per byte when size-aware).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rank {
-    /// Probability of a use within the horizon / expected occupancy until then (LHD).
+    /// Probability of a use within the horizon / expected occupancy until then (LHD). With
+    /// horizon 1 (`hd`): P(routed at the next chance) / time to that chance.
     Density,
     /// Probability of a use within the horizon.
     HitProb,
@@ -182,7 +183,7 @@ pub struct HitDensity {
     sb_a: f64,
     sb_b: f64,
     sb_c: f64,
-    /// Per entry: its layer. Per layer: 1 / entry MiB, next chance and time to it.
+    /// Per layer: 1 / entry MiB.
     inv_bytes: Vec<f32>,
     /// Per layer distance d to the next chance (1..2 n_layer, in layers): n_layer / d.
     inv_frac: Vec<f32>,
