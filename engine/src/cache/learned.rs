@@ -272,7 +272,7 @@ impl HitDensity {
             return self.n_states - 1;
         }
         if self.p.features == Features::AgeScore {
-            let age = (tc - last).clamp(1, N_AGE as u32) as usize - 1;
+            let age = tc.saturating_sub(last).clamp(1, N_AGE as u32) as usize - 1;
             // The score bucket at tc, from the time-invariant log score: one multiply-add.
             let x = self.sb_a * self.lscore[id as usize] - self.sb_b * f64::from(tc) + self.sb_c;
             let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
@@ -410,7 +410,7 @@ impl HitDensity {
         if last == NEVER {
             self.hist[i] = 1;
         } else if last != t {
-            let d = t - last;
+            let d = t.saturating_sub(last);
             self.hist[i] = if d >= 32 { 1 } else { (self.hist[i] << d) | 1 };
         }
         self.ent[i].last = t;
@@ -466,7 +466,7 @@ impl HitDensity {
         let s = if last == NEVER {
             self.n_states - 1
         } else {
-            let age = (tc - last).clamp(1, N_AGE as u32) as usize - 1;
+            let age = tc.saturating_sub(last).clamp(1, N_AGE as u32) as usize - 1;
             let x = self.sb_a * key + self.key_off[l] - self.sb_b * f64::from(tc);
             let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
             b * N_AGE + age
@@ -578,7 +578,7 @@ impl Policy for HitDensity {
                 *st = if en.last == NEVER {
                     cold
                 } else {
-                    let age = (t - en.last).clamp(1, N_AGE as u32) as usize - 1;
+                    let age = t.saturating_sub(en.last).clamp(1, N_AGE as u32) as usize - 1;
                     let x = self.sb_a * l + off;
                     let b = if x > 0.0 { ((x + 0.5) as usize).min(N_SB - 1) } else { 0 };
                     (b * N_AGE + age) as u16
@@ -692,7 +692,11 @@ impl Policy for HitDensity {
         let mut probe_hist = self.hist[a.id as usize];
         let last = self.ent[a.id as usize].last;
         let t = pos.token as u32;
-        probe_hist = if last == NEVER || t - last >= 32 { 1 } else { (probe_hist << (t - last)) | 1 };
+        probe_hist = match t.saturating_sub(last) {
+            _ if last == NEVER => 1,
+            d if d >= 32 => 1,
+            d => (probe_hist << d) | 1,
+        };
         let (h0, l0) = (self.hist[a.id as usize], last);
         self.hist[a.id as usize] = probe_hist;
         self.ent[a.id as usize].last = t;
