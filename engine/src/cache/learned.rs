@@ -220,6 +220,9 @@ pub struct HitDensity {
     slot: Vec<u32>,
     /// With `candidates`: resident entries by decayed count per byte.
     order: PrioSet,
+    /// Offline analysis only ([`HitDensity::pretrained`]): the access sequence to learn the
+    /// table from before the replay.
+    pretrain: Option<Vec<EntryId>>,
 }
 
 impl HitDensity {
@@ -261,7 +264,45 @@ impl HitDensity {
             resident: Vec::new(),
             slot: Vec::new(),
             order: PrioSet::default(),
+            pretrain: None,
         }
+    }
+
+    /// An offline reference, not a policy: the same policy with its table learned from the
+    /// whole access `sequence` first (the future included), then replayed from an empty cache
+    /// and empty per-entry histories. It measures what better learning could still give.
+    /// Token passes are recovered from the sequence (a lower layer starts a new one; the first
+    /// pass is the prompt).
+    pub fn pretrained(name: &'static str, p: HdParams, sequence: &[EntryId]) -> Self {
+        Self { pretrain: Some(sequence.to_vec()), ..Self::new(name, p) }
+    }
+
+    /// Run the learning over `seq` (the table only depends on the routing, not on what is
+    /// resident), then forget the per-entry state.
+    fn learn_in_advance(&mut self, seq: &[EntryId]) {
+        let (mut pass, mut prev) = (0u64, None::<u32>);
+        for (i, &id) in seq.iter().enumerate() {
+            let layer = self.ent[id as usize].layer;
+            if prev.is_some_and(|p| layer < p) {
+                pass += 1;
+            }
+            let phase = if pass == 0 { Phase::Prefill } else { Phase::Decode };
+            let pos = Position { phase, token: pass, layer };
+            if prev != Some(layer) || self.pos.token != pass {
+                self.begin_layer(pos);
+            }
+            prev = Some(layer);
+            self.record_use(&Access { id, rank: 0, weight: 0.0, seq: i as u64 }, &pos);
+        }
+        self.observe_pending();
+        for e in &mut self.ent {
+            e.last = NEVER;
+        }
+        self.lscore.fill(f64::NEG_INFINITY);
+        self.hist.fill(0);
+        self.shortlist.clear();
+        (self.table_token, self.admitted, self.admit_rate) = (NEVER, 0.0, 0.0);
+        self.pos = Position { phase: Phase::Prefill, token: 0, layer: 0 };
     }
 
     /// The state of entry `id` at a chance at token `tc` (> its last use).
@@ -540,6 +581,9 @@ impl Policy for HitDensity {
         self.obs_h = vec![0.0; m];
         self.p_hit = vec![0.0; m];
         self.occ = vec![1.0; m];
+        if let Some(seq) = self.pretrain.take() {
+            self.learn_in_advance(&seq);
+        }
         self.rebuild();
     }
 

@@ -473,8 +473,11 @@ pub enum CachePolicy {
     Oracle(u8),
 }
 
-/// The partial oracles (name, passes of foresight beyond the current one); replay only.
-pub const ORACLE_VARIANTS: &[(&str, u32)] = &[("oracle-token", 0), ("oracle-next", 1), ("oracle-next-4", 4)];
+/// The offline references besides `belady` (name, passes of foresight beyond the current
+/// one); replay only. `oracle-hd-table` is `hd` with its table learned from the whole trace
+/// first.
+pub const ORACLE_VARIANTS: &[(&str, u32)] =
+    &[("oracle-token", 0), ("oracle-next", 1), ("oracle-next-4", 4), ("oracle-hd-table", 0)];
 
 /// The exploration's base: every resident entry ranked, learning from every layer.
 const HD_SCAN: HdParams = HdParams { candidates: 0, candidate_share: 1.0, learn_every: 1, ..HD };
@@ -812,10 +815,11 @@ impl CachePolicy {
     pub fn build_offline(self, sequence: &[EntryId]) -> Box<dyn Policy> {
         match self {
             CachePolicy::Belady => Box::new(Belady::new(sequence)),
-            CachePolicy::Oracle(i) => {
-                let (name, ahead) = ORACLE_VARIANTS[i as usize];
-                Box::new(PartialOracle::new(name, ahead, sequence))
-            }
+            CachePolicy::Oracle(i) => match ORACLE_VARIANTS[i as usize] {
+                // `hd` with its table learned from the whole trace in advance.
+                ("oracle-hd-table", _) => Box::new(HitDensity::pretrained("oracle-hd-table", HD, sequence)),
+                (name, ahead) => Box::new(PartialOracle::new(name, ahead, sequence)),
+            },
             other => other.build().expect("online policies always build"),
         }
     }
