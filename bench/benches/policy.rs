@@ -56,7 +56,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("policy");
     g.throughput(Throughput::Elements(s.len() as u64));
     g.sample_size(10);
-    for p in ["lru", "lfu", "per-layer", "decay"] {
+    for p in ["lru", "lfu", "per-layer", "decay", "hd"] {
         let policy: CachePolicy = p.parse().expect("known policy");
         g.bench_function(format!("{p}/2000MiB"), |b| b.iter(|| replay(&s, 2000 << 20, policy, PinScope::Layer)));
     }

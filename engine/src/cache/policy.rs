@@ -18,6 +18,8 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
+use super::learned::{Features, HdParams, HitDensity, Rank, HD};
+use super::oracle::PartialOracle;
 use super::{Access, CacheError, EntryId, Geometry, Phase, Pins, Position};
 
 /// An eviction policy. Called by [`super::ExpertCache`] only; every `id` it is given is in
@@ -228,29 +230,33 @@ impl Ord for Prio {
 
 /// A set of resident entries ordered by priority (lowest evicted first).
 #[derive(Debug, Default)]
-struct PrioSet {
+pub(super) struct PrioSet {
     set: BTreeSet<Prio>,
     cur: Vec<Option<Prio>>,
 }
 
 impl PrioSet {
-    fn new(n: usize) -> Self {
+    pub(super) fn new(n: usize) -> Self {
         Self { set: BTreeSet::new(), cur: vec![None; n] }
     }
-    fn set(&mut self, id: EntryId, p: f64, tie: u64) {
+    pub(super) fn set(&mut self, id: EntryId, p: f64, tie: u64) {
         let np = Prio(p, tie, id);
         if let Some(old) = self.cur[id as usize].replace(np) {
             self.set.remove(&old);
         }
         self.set.insert(np);
     }
-    fn remove(&mut self, id: EntryId) {
+    pub(super) fn remove(&mut self, id: EntryId) {
         if let Some(old) = self.cur[id as usize].take() {
             self.set.remove(&old);
         }
     }
     fn min_unpinned(&self, pins: Pins<'_>) -> Option<EntryId> {
         self.set.iter().map(|p| p.2).find(|&id| !pins.contains(id))
+    }
+    /// Unpinned entries with their priority, lowest first.
+    pub(super) fn unpinned<'a>(&'a self, pins: Pins<'a>) -> impl Iterator<Item = (f64, EntryId)> + 'a {
+        self.set.iter().filter(move |p| !pins.contains(p.2)).map(|p| (p.0, p.2))
     }
 }
 
@@ -461,7 +467,108 @@ pub enum CachePolicy {
     Belady,
     /// Decayed frequency: one of [`DECAY_VARIANTS`] by index.
     Decay(u8),
+    /// Learned hit density: one of [`HD_VARIANTS`] by index.
+    Hd(u8),
+    /// Offline partial oracle (replay only): one of [`ORACLE_VARIANTS`] by index.
+    Oracle(u8),
 }
+
+/// The offline references besides `belady` (name, passes of foresight beyond the current
+/// one); replay only. `oracle-hd-table` is `hd` with its table learned from the whole trace
+/// first.
+pub const ORACLE_VARIANTS: &[(&str, u32)] =
+    &[("oracle-token", 0), ("oracle-next", 1), ("oracle-next-4", 4), ("oracle-hd-table", 0)];
+
+/// The exploration's base: every resident entry ranked, learning from every layer.
+const HD_SCAN: HdParams = HdParams { candidates: 0, candidate_share: 1.0, learn_every: 1, ..HD };
+
+/// The second phase's base: the candidates of least decayed count only, learning from every layer.
+const HD_CAND: HdParams = HdParams { candidate_share: 1.0, learn_every: 1, ..HD };
+
+/// The learned hit-density variants tried (name, parameters); the replay tool keeps them all.
+pub const HD_VARIANTS: &[(&str, HdParams)] = &[
+    // The best found (numbers in docs/cache-policy.md).
+    ("hd", HD),
+    // Rejected, kept for the record: the exploration that led to it.
+    ("hd-pat", HdParams { horizon: 16, features: Features::Pattern, ..HD_SCAN }),
+    ("hd-pat-h4", HdParams { horizon: 4, features: Features::Pattern, ..HD_SCAN }),
+    ("hd-pat-h8", HdParams { horizon: 8, features: Features::Pattern, ..HD_SCAN }),
+    ("hd-pat-h32", HdParams { horizon: 32, features: Features::Pattern, ..HD_SCAN }),
+    ("hd-pat-phit", HdParams { horizon: 16, rank: Rank::HitProb, features: Features::Pattern, ..HD_SCAN }),
+    ("hd-pat-nopf", HdParams { horizon: 16, prefill_history: false, features: Features::Pattern, ..HD_SCAN }),
+    ("hd-as", HdParams { horizon: 16, prefill_history: false, ..HD_SCAN }),
+    ("hd-as-h4", HdParams { horizon: 4, prefill_history: false, ..HD_SCAN }),
+    ("hd-as-h32", HdParams { horizon: 32, prefill_history: false, ..HD_SCAN }),
+    ("hd-as-h64", HdParams { horizon: 64, prefill_history: false, ..HD_SCAN }),
+    ("hd-as-phit", HdParams { horizon: 16, rank: Rank::HitProb, prefill_history: false, ..HD_SCAN }),
+    ("hd-as-pf", HdParams { horizon: 16, ..HD_SCAN }),
+    ("hd-as-pl", HdParams { horizon: 4, prefill_history: false, per_layer: true, ..HD_SCAN }),
+    ("hd-as-pl-p16", HdParams { horizon: 4, prefill_history: false, prior: 16.0, per_layer: true, ..HD_SCAN }),
+    ("hd-as-pl-pf", HdParams { horizon: 4, per_layer: true, ..HD_SCAN }),
+    ("hd-as-h4-s64", HdParams { horizon: 4, prefill_history: false, sample: 64, ..HD_SCAN }),
+    ("hd-as-h4-s32", HdParams { horizon: 4, prefill_history: false, sample: 32, ..HD_SCAN }),
+    ("hd-as-h2", HdParams { horizon: 2, prefill_history: false, ..HD_SCAN }),
+    ("hd-as-h4-pf", HdParams { horizon: 4, ..HD_SCAN }),
+    ("hd-as-h4-g9", HdParams { horizon: 4, prefill_history: false, gamma: 0.9, ..HD_SCAN }),
+    ("hd-as-h4-g98", HdParams { horizon: 4, prefill_history: false, gamma: 0.98, ..HD_SCAN }),
+    ("hd-as-ah1", HdParams { horizon: 4, horizon_scale: 1.0, ..HD_SCAN }),
+    ("hd-as-ah05", HdParams { horizon: 4, horizon_scale: 0.5, ..HD_SCAN }),
+    ("hd-as-ah2", HdParams { horizon: 4, horizon_scale: 2.0, ..HD_SCAN }),
+    ("hd-as-ah1-g98", HdParams { horizon: 4, gamma: 0.98, horizon_scale: 1.0, ..HD_SCAN }),
+    ("hd-hits-h8", HdParams { horizon: 8, rank: Rank::Hits, ..HD_SCAN }),
+    ("hd-hits-h16", HdParams { horizon: 16, rank: Rank::Hits, ..HD_SCAN }),
+    ("hd-hits-h32", HdParams { horizon: 32, rank: Rank::Hits, ..HD_SCAN }),
+    ("hd-hits-ah1", HdParams { horizon: 8, rank: Rank::Hits, horizon_scale: 1.0, ..HD_SCAN }),
+    ("hd-hits-ah2", HdParams { horizon: 8, rank: Rank::Hits, horizon_scale: 2.0, ..HD_SCAN }),
+    ("hd-as-ah05-c16", HdParams { horizon: 4, candidates: 16, horizon_scale: 0.5, ..HD_CAND }),
+    ("hd-as-ah05-c64", HdParams { horizon: 4, candidates: 64, horizon_scale: 0.5, ..HD_CAND }),
+    ("hd-hits-ah1-c16", HdParams { horizon: 8, rank: Rank::Hits, candidates: 16, horizon_scale: 1.0, ..HD_CAND }),
+    ("hd-hits-ah1-c64", HdParams { horizon: 8, rank: Rank::Hits, candidates: 64, horizon_scale: 1.0, ..HD_CAND }),
+    ("hd-as-ah05-c32", HdParams { horizon: 4, candidates: 32, horizon_scale: 0.5, ..HD_CAND }),
+    ("hd-as-ah05-c128", HdParams { horizon: 4, horizon_scale: 0.5, ..HD_CAND }),
+    ("hd-as-ah05-c256", HdParams { horizon: 4, candidates: 256, horizon_scale: 0.5, ..HD_CAND }),
+    ("hd-as-ah025-c64", HdParams { horizon: 4, candidates: 64, horizon_scale: 0.25, ..HD_CAND }),
+    ("hd-as-ah10-c64", HdParams { horizon: 4, candidates: 64, horizon_scale: 1.0, ..HD_CAND }),
+    ("hd-as-h4-c64", HdParams { horizon: 4, candidates: 64, ..HD_CAND }),
+    ("hd-as-h2-c64", HdParams { horizon: 2, candidates: 64, ..HD_CAND }),
+    ("hd-as-h1-c64", HdParams { candidates: 64, ..HD_CAND }),
+    ("hd-phit-h4-c64", HdParams { horizon: 4, rank: Rank::HitProb, candidates: 64, ..HD_CAND }),
+    ("hd-phit-h1-c64", HdParams { rank: Rank::HitProb, candidates: 64, ..HD_CAND }),
+    (
+        "hd-pat-c64",
+        HdParams {
+            horizon: 4,
+            prefill_history: false,
+            features: Features::Pattern,
+            candidates: 64,
+            horizon_scale: 0.5,
+            ..HD_CAND
+        },
+    ),
+    ("hd-as-h1-c32", HdParams { candidates: 32, ..HD_CAND }),
+    ("hd-as-h1-c128", HD_CAND),
+    ("hd-nu-c64", HdParams { rank: Rank::NextUse, candidates: 64, ..HD_CAND }),
+    ("hd-nu-c128", HdParams { rank: Rank::NextUse, ..HD_CAND }),
+    ("hd-as-h1-c64-pl", HdParams { prior: 16.0, per_layer: true, candidates: 64, ..HD_CAND }),
+    ("hd-as-h1-c64-g9", HdParams { gamma: 0.9, candidates: 64, ..HD_CAND }),
+    ("hd-as-h1-c64-g98", HdParams { gamma: 0.98, candidates: 64, ..HD_CAND }),
+    ("hd-as-h1-c64-nopf", HdParams { prefill_history: false, candidates: 64, ..HD_CAND }),
+    ("hd-as-h1-c128-q4", HdParams { learn_every: 1, ..HD }),
+    ("hd-as-h1-c128-q8", HdParams { candidate_share: 0.125, learn_every: 1, ..HD }),
+    ("hd-as-h1-c256-q8", HdParams { candidates: 256, candidate_share: 0.125, learn_every: 1, ..HD }),
+    ("hd-as-h1-c256-q16", HdParams { candidates: 256, candidate_share: 0.0625, learn_every: 1, ..HD }),
+    ("hd-as-h1-c128-q4-l4", HdParams { learn_every: 4, ..HD }),
+    ("hd-as-h1-c128-q4-l8", HdParams { learn_every: 8, ..HD }),
+    ("hd-c96", HdParams { candidates: 96, ..HD }),
+    ("hd-c64", HdParams { candidates: 64, ..HD }),
+    ("hd-g93", HdParams { gamma: 0.93, ..HD }),
+    ("hd-g97", HdParams { gamma: 0.97, ..HD }),
+    ("hd-prior1", HdParams { prior: 1.0, ..HD }),
+    ("hd-prior16", HdParams { prior: 16.0, ..HD }),
+    ("hd-adm", HdParams { admission: true, ..HD }),
+    ("hd-nosize", HdParams { size_aware: false, ..HD }),
+    ("hd-pat-adm", HdParams { horizon: 16, admission: true, features: Features::Pattern, ..HD_SCAN }),
+];
 
 /// The decayed-frequency variants tried (name, parameters); the replay tool keeps them all.
 pub const DECAY_VARIANTS: &[(&str, DecayParams)] = &[
@@ -654,6 +761,8 @@ impl CachePolicy {
     pub fn all() -> Vec<CachePolicy> {
         let mut v = vec![CachePolicy::Lru, CachePolicy::Lfu, CachePolicy::PerLayer, CachePolicy::Belady];
         v.extend((0..DECAY_VARIANTS.len()).map(|i| CachePolicy::Decay(i as u8)));
+        v.extend((0..HD_VARIANTS.len()).map(|i| CachePolicy::Hd(i as u8)));
+        v.extend((0..ORACLE_VARIANTS.len()).map(|i| CachePolicy::Oracle(i as u8)));
         v
     }
 
@@ -668,12 +777,14 @@ impl CachePolicy {
             CachePolicy::PerLayer => "per-layer",
             CachePolicy::Belady => "belady",
             CachePolicy::Decay(i) => DECAY_VARIANTS[i as usize].0,
+            CachePolicy::Hd(i) => HD_VARIANTS[i as usize].0,
+            CachePolicy::Oracle(i) => ORACLE_VARIANTS[i as usize].0,
         }
     }
 
     /// Whether it needs the future (usable only in replay).
     pub fn is_offline(self) -> bool {
-        matches!(self, CachePolicy::Belady)
+        matches!(self, CachePolicy::Belady | CachePolicy::Oracle(_))
     }
 
     /// A fresh online policy object.
@@ -689,7 +800,13 @@ impl CachePolicy {
                 let (name, p) = DECAY_VARIANTS[i as usize];
                 Box::new(Decay::new(name, p))
             }
-            CachePolicy::Belady => return Err(CacheError::OfflineOnly { name: self.name().into() }),
+            CachePolicy::Hd(i) => {
+                let (name, p) = HD_VARIANTS[i as usize];
+                Box::new(HitDensity::new(name, p))
+            }
+            CachePolicy::Belady | CachePolicy::Oracle(_) => {
+                return Err(CacheError::OfflineOnly { name: self.name().into() })
+            }
         })
     }
 
@@ -698,6 +815,11 @@ impl CachePolicy {
     pub fn build_offline(self, sequence: &[EntryId]) -> Box<dyn Policy> {
         match self {
             CachePolicy::Belady => Box::new(Belady::new(sequence)),
+            CachePolicy::Oracle(i) => match ORACLE_VARIANTS[i as usize] {
+                // `hd` with its table learned from the whole trace in advance.
+                ("oracle-hd-table", _) => Box::new(HitDensity::pretrained("oracle-hd-table", HD, sequence)),
+                (name, ahead) => Box::new(PartialOracle::new(name, ahead, sequence)),
+            },
             other => other.build().expect("online policies always build"),
         }
     }
