@@ -767,7 +767,7 @@ impl CachePolicy {
     }
 
     /// The default for `--cache-policy`.
-    pub const DEFAULT: CachePolicy = CachePolicy::Decay(0);
+    pub const DEFAULT: CachePolicy = CachePolicy::Hd(0);
 
     /// The name `--cache-policy` takes.
     pub fn name(self) -> &'static str {
