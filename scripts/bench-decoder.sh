@@ -21,7 +21,8 @@ OUT=$(mktemp)
 echo "# $(date -u +%FT%TZ) $(uname -r) model=$M rounds=$ROUNDS threads=$T n=$N load=$(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
   for e in bmoe llama llama-plain; do
-    line=$("$BMOE" run -m "$M" -p "$PROMPT" -n "$N" -t "$T" --engine "$e" 2>&1 >/dev/null |
+    extra=(); [ "$e" = bmoe ] && extra=(--moe-stream off)
+    line=$("$BMOE" run -m "$M" -p "$PROMPT" -n "$N" -t "$T" --engine "$e" "${extra[@]}" 2>&1 >/dev/null |
       python3 -c '
 import re,sys
 s=sys.stdin.read()

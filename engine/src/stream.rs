@@ -78,6 +78,9 @@ pub struct StreamingExperts {
     n_slots_max: usize,
     /// The top-k a layer routes (the least capacity).
     k: usize,
+    /// Every expert slice is whole blocks (O_DIRECT keeps the slots a stack).
+    whole_blocks: bool,
+    direct_requested: bool,
     cache: ExpertCache,
     slot_of: Vec<Option<u32>>,
     free: Vec<u32>,
@@ -123,28 +126,40 @@ impl StreamingExperts {
         let raised = wanted < k;
         let geom = Geometry::new(index.shape().n_expert, vec![slot_bytes as u64; index.layers.len()])
             .map_err(|e| Error::Provider(e.to_string()))?;
+        // Every expert of a (layer, projection) lands at the same place of its slot, so that the
+        // slots form a stack the decoder can run `mul_mat_id` over (the same kernel as resident,
+        // hence the same bits). With O_DIRECT that needs every expert slice to be whole blocks
+        // (true of real models' shapes); otherwise the files are read through the page cache.
+        let whole_blocks = layout.iter().all(|r| r.iter().all(|x| x.len % align::BLOCK == 0));
+        let mut io = opts.io;
+        if !whole_blocks {
+            io.direct = false;
+        }
         let policy = opts.policy.build().map_err(|e| Error::Provider(e.to_string()))?;
         let cache = ExpertCache::new(geom, (n_slots * slot_bytes) as u64, policy);
         let pool = Arc::new(BufferPool::new(n_slots * slot_bytes).map_err(|e| Error::Provider(e.to_string()))?);
-        let engine = ReadEngine::new(pool.clone(), opts.io).map_err(|e| Error::Provider(e.to_string()))?;
+        let engine = ReadEngine::new(pool.clone(), io).map_err(|e| Error::Provider(e.to_string()))?;
         let mut s =
             Self::with_engine(index, engine, pool, layout, slot_bytes, n_slots, raised, opts.budget_bytes, cache)?;
         s.k = k;
+        s.whole_blocks = whole_blocks;
+        s.direct_requested = opts.io.direct;
         Ok(s)
     }
 
-    /// As [`Self::new`], reading through a caller-built engine over a pool of `pool_bytes`
-    /// (tests inject faults this way). `make_engine` gets the pool.
+    /// As [`Self::new`], reading through a caller-built engine (tests inject faults this way).
+    /// `make_engine` gets the pool and whether the engine may use O_DIRECT.
     ///
     /// # Errors
     /// As [`Self::new`].
     pub fn with_engine_builder(
         index: &ModelIndex,
         opts: StreamOptions,
-        make_engine: impl FnOnce(Arc<BufferPool>) -> ReadEngine,
+        make_engine: impl FnOnce(Arc<BufferPool>, bool) -> ReadEngine,
     ) -> Result<Self> {
         let mut s = Self::new(index, opts)?;
-        s.engine = make_engine(s.pool.clone());
+        let direct = s.engine.file(0).map(|f| f.o_direct()).unwrap_or(false) || s.direct_requested;
+        s.engine = make_engine(s.pool.clone(), direct && s.whole_blocks);
         s.files = open_all(&s.engine, &s.paths)?;
         Ok(s)
     }
@@ -174,6 +189,8 @@ impl StreamingExperts {
             n_slots,
             n_slots_max: n_slots,
             k: 1,
+            whole_blocks: true,
+            direct_requested: false,
             cache,
             slot_of: vec![None; n_entries],
             free: (0..n_slots as u32).rev().collect(),
@@ -268,7 +285,7 @@ impl StreamingExperts {
     fn payload(&self, slot: u32, layer: usize, which: usize, expert: u32) -> (u64, usize, usize) {
         let r = self.layout[layer][which];
         let off = r.base + u64::from(expert) * r.len;
-        let dest = slot as usize * self.slot_bytes + r.start + (off % align::BLOCK) as usize;
+        let dest = slot as usize * self.slot_bytes + r.start + (r.base % align::BLOCK) as usize;
         (off, r.len as usize, dest)
     }
 
@@ -402,6 +419,18 @@ unsafe impl ExpertProvider for StreamingExperts {
 
     fn capacity(&self) -> usize {
         self.n_slots
+    }
+
+    fn stacks(&self, layer: u32) -> Option<[crate::decoder::Stack; 3]> {
+        let r = self.layout.get(layer as usize)?;
+        let mut st = [crate::decoder::Stack { base: std::ptr::null(), stride: self.slot_bytes, count: 0 }; 3];
+        for (which, s) in st.iter_mut().enumerate() {
+            // Where a payload lands in slot 0; every slot holds its entry at the same place.
+            let at = r[which].start + (r[which].base % align::BLOCK) as usize;
+            s.base = self.pool.ptr_at(at, r[which].len as usize).ok()?.cast_const();
+            s.count = self.n_slots_max;
+        }
+        Some(st)
     }
 
     fn counters(&self) -> Option<crate::decoder::ProviderCounters> {

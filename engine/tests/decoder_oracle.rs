@@ -91,9 +91,8 @@ fn teacher_forced_logits_match_llama_cpp() {
             let (worst, at) = dev.iter().enumerate().fold((0f32, 0), |m, (i, &d)| if d > m.0 { (d, i) } else { m });
             eprintln!("{quant:?} seed {seed}: worst position {at}: {worst:.2e} sd");
             assert!(worst <= TOL, "{quant:?} seed {seed}: position {at} is off by {worst:.3e} sd (tolerance {TOL})");
-            if quant != Quant::F32 {
-                assert_eq!(worst, 0.0, "{quant:?}: the same kernels on the same bytes should agree bit for bit");
-            }
+            // Same kernels (mul_mat_id for the experts, as llama.cpp), same bytes, same order.
+            assert_eq!(worst, 0.0, "{quant:?}: the same kernels on the same bytes should agree bit for bit");
         }
     }
 }
@@ -199,17 +198,19 @@ fn bad_input_is_an_error_not_a_crash() {
 }
 
 /// Experts copied to fresh memory at every acquire, at another alignment than the file's:
-/// the streamer's situation (weights in cache slots).
+/// the streamer's situation (weights in cache slots). The copies of one projection form a
+/// stack (one buffer, a fixed stride), in acquire order.
 struct CopyingProvider {
     inner: bmoe_engine::decoder::ResidentExperts,
     bufs: Vec<Vec<u64>>,
+    stacks: [bmoe_engine::decoder::Stack; 3],
     layers: Vec<bmoe_engine::model::MoeLayer>,
     acquired: usize,
     cap: usize,
 }
 
-// SAFETY: the pointers are into `bufs`, which hold a copy of each projection's bytes and are
-// only replaced at the next acquire (after the release of the previous layer).
+// SAFETY: the pointers and stacks are into `bufs`, which hold a copy of each projection's
+// bytes and are only replaced at the next acquire (after the release of the previous layer).
 unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
     fn acquire(
         &mut self,
@@ -220,18 +221,21 @@ unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
         self.inner.acquire(layer, experts, out)?;
         self.bufs.clear();
         let l = &self.layers[layer as usize];
-        for p in out.iter_mut() {
-            for (i, t) in l.tensors.iter().enumerate() {
-                let len = t.bytes_per_expert as usize;
-                let mut buf = vec![0u64; len / 8 + 16];
-                // 96 bytes into an 8-aligned buffer: 32-aligned at most, unlike the mapping.
-                let dst = buf.as_mut_ptr().cast::<u8>().wrapping_add(96);
-                // SAFETY: p[i] points at len readable bytes (the inner provider's contract);
-                // dst has len + 32 writable bytes after it.
-                unsafe { std::ptr::copy_nonoverlapping(p[i], dst, len) };
-                p[i] = dst;
-                self.bufs.push(buf);
+        for (which, t) in l.tensors.iter().enumerate() {
+            let len = t.bytes_per_expert as usize;
+            let stride = (len + 96).div_ceil(64) * 64;
+            let mut buf = vec![0u64; stride * experts.len() / 8 + 16];
+            // 96 bytes into an 8-aligned buffer: 32-aligned at most, unlike the mapping.
+            let base = buf.as_mut_ptr().cast::<u8>().wrapping_add(96);
+            for (i, p) in out.iter_mut().enumerate() {
+                let dst = base.wrapping_add(i * stride);
+                // SAFETY: p[which] points at len readable bytes (the inner provider's contract);
+                // dst has len writable bytes of buf after it.
+                unsafe { std::ptr::copy_nonoverlapping(p[which], dst, len) };
+                p[which] = dst;
             }
+            self.stacks[which] = bmoe_engine::decoder::Stack { base, stride, count: experts.len() };
+            self.bufs.push(buf);
         }
         self.acquired += experts.len();
         Ok(())
@@ -243,6 +247,10 @@ unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
 
     fn capacity(&self) -> usize {
         self.cap
+    }
+
+    fn stacks(&self, _layer: u32) -> Option<[bmoe_engine::decoder::Stack; 3]> {
+        Some(self.stacks)
     }
 }
 
@@ -267,6 +275,7 @@ fn experts_at_another_address_give_the_same_bits() {
             let copying = CopyingProvider {
                 inner: ResidentExperts::new(&index, map.clone()),
                 bufs: Vec::new(),
+                stacks: [bmoe_engine::decoder::Stack { base: std::ptr::null(), stride: 1, count: 0 }; 3],
                 layers: index.layers.clone(),
                 acquired: 0,
                 cap,

@@ -16,8 +16,14 @@ use bmoe_uring_io::{BackendKind, EngineOptions};
 const PROMPT: [i32; 12] = [5, 77, 300, 12, 9, 250, 401, 33, 7, 128, 64, 2];
 const STEPS: usize = 12;
 
+/// Tiny q8_0: every expert slice is whole 4 KiB blocks, so O_DIRECT stays on. (Tiny q4_k_m's
+/// q6_K down slices are not: the streamer then reads through the page cache, as tested below.)
 fn synth_model(dir: &Path, name: &str, split: u32) -> PathBuf {
-    let mut o = synth::Options::new("qwen3moe", "tiny", Quant::Q4KM, 21).unwrap();
+    synth_quant(dir, name, split, Quant::Q8_0)
+}
+
+fn synth_quant(dir: &Path, name: &str, split: u32, quant: Quant) -> PathBuf {
+    let mut o = synth::Options::new("qwen3moe", "tiny", quant, 21).unwrap();
     o.split = split;
     let paths = synth::write(&o, &dir.join(name), &mut |_, _| {}).unwrap();
     paths[0].clone()
@@ -89,6 +95,7 @@ fn streamed_equals_resident() {
         let got = bits(&generate(&mut d));
         assert!(got == want, "{what}: streamed output differs from resident");
         let s = d.provider_mut();
+        assert_eq!(s.engine().file(0).unwrap().o_direct(), direct, "{what}: O_DIRECT as asked");
         let c = s.cache().counters().total();
         assert!(c.misses > 0 && s.stats().bytes_read > 0, "{what}: nothing was read");
         if budget < 8.0 {
@@ -101,6 +108,18 @@ fn streamed_equals_resident() {
             assert!(s.budget_raised(), "a budget of 0 is raised to one layer's top-k");
         }
     }
+}
+
+#[test]
+fn q4_k_m_streams_through_the_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_quant(dir.path(), "q4.gguf", 1, Quant::Q4KM);
+    let want = bits(&resident(&path));
+    let mut d = streamer(&path, 3.0, BackendKind::Auto, 4, true);
+    assert!(bits(&generate(&mut d)) == want);
+    let s = d.provider();
+    assert!(!s.engine().file(0).unwrap().o_direct(), "tiny q4_k_m's q6_K slices are not whole blocks");
+    assert!(s.cache().counters().total().evictions > 0);
 }
 
 #[test]
@@ -154,11 +173,11 @@ fn eio_mid_decode_is_an_error_naming_file_and_offset() {
         };
         let log = Arc::new(Mutex::new(None));
         let log2 = log.clone();
-        let s = StreamingExperts::with_engine_builder(&index, so, move |pool| {
+        let s = StreamingExperts::with_engine_builder(&index, so, move |pool, direct| {
             let inner = PreadBackend::new(pool.clone(), 2).unwrap();
             let fb = FaultBackend::new(Box::new(inner), plan);
             *log2.lock().unwrap() = Some(fb.log());
-            ReadEngine::with_backend(pool, Box::new(fb), 2, true, "fault".into())
+            ReadEngine::with_backend(pool, Box::new(fb), 2, direct, "fault".into())
         })
         .unwrap();
         let map = Arc::new(Mapping::open(&index.file).unwrap());

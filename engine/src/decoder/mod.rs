@@ -80,6 +80,30 @@ pub unsafe trait ExpertProvider {
     fn counters(&self) -> Option<ProviderCounters> {
         None
     }
+    /// Where every expert this provider can hand out for `layer` lies, per projection (gate,
+    /// up, down), as one stack: index `i` at `base + i × stride`. When the pointers `acquire`
+    /// returns all sit on these stacks, the decoder computes the layer's experts with
+    /// `mul_mat_id` over the stack (as llama.cpp does over the file's tensor) instead of one
+    /// `mul_mat` per expert. The stack's memory outside acquired experts is never read.
+    fn stacks(&self, _layer: u32) -> Option<[Stack; 3]> {
+        None
+    }
+}
+
+/// A projection's experts at a fixed stride (see [`ExpertProvider::stacks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stack {
+    pub base: *const u8,
+    pub stride: usize,
+    pub count: usize,
+}
+
+impl Stack {
+    /// The stack index of `ptr`, if it lies on this stack.
+    fn index_of(&self, ptr: *const u8) -> Option<usize> {
+        let d = (ptr as usize).checked_sub(self.base as usize)?;
+        (d % self.stride == 0 && d / self.stride < self.count).then_some(d / self.stride)
+    }
 }
 
 /// Cumulative counters of a streaming provider, for telemetry.
@@ -463,7 +487,8 @@ impl<P: ExpertProvider> Decoder<P> {
                     let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
                     let mut g = ctx.new_graph(nodes)?;
                     let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
-                    m.moe(&ctx, &mut g, p - 1, n_rows, &used, group, &self.ptrs, false, &mut inputs)?;
+                    let st = self.provider.stacks(p as u32 - 1);
+                    m.moe(&ctx, &mut g, p - 1, n_rows, &used, group, &self.ptrs, st, false, &mut inputs)?;
                     Self::compute(&mut self.alloc, &mut self.pool, &mut self.stats, &g, &inputs)?;
                     self.provider.release(p as u32 - 1);
                 }
@@ -484,7 +509,8 @@ impl<P: ExpertProvider> Decoder<P> {
                 ctx.get_rows(m.weights.get(m.tok_embd), tok)?
             } else {
                 let last = &groups[groups.len() - 1];
-                let moe = m.moe(&ctx, &mut g, p - 1, n_rows, &used, last, &self.ptrs, true, &mut inputs)?;
+                let st = self.provider.stacks(p as u32 - 1);
+                let moe = m.moe(&ctx, &mut g, p - 1, n_rows, &used, last, &self.ptrs, st, true, &mut inputs)?;
                 let moe = moe.expect("the last group sums");
                 let res = m.state.get(m.st.res);
                 ctx.add(moe, ctx.view(res, &[res.ne()[0], n_rows as i64], &[res.nb()[1]], 0)?)?
@@ -663,6 +689,7 @@ impl Model {
         used: &BTreeMap<u32, Vec<(usize, usize)>>,
         group: &[u32],
         ptrs: &[[*const u8; 3]],
+        stacks: Option<[Stack; 3]>,
         last: bool,
         inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
     ) -> Result<Option<Tensor<'a>>> {
@@ -671,13 +698,63 @@ impl Model {
         let hs = self.state.get(self.st.h);
         let h = ctx.view(hs, &[e, n as i64], &[hs.nb()[1]], 0)?;
         let ws = self.state.get(self.st.wts);
-        if n == 1 && last && group.len() == used.len() {
+        if n == 1 && last && group.len() == used.len() && stacks.is_none() {
             return self.moe_one(ctx, l, h, ws, used, ptrs).map(Some);
+        }
+        // Every acquired expert on the provider's stacks: mul_mat_id over them.
+        let stacked = stacks.and_then(|st| {
+            let idx: Option<Vec<usize>> = ptrs
+                .iter()
+                .map(|p| {
+                    let i = st[0].index_of(p[0])?;
+                    (st[1].index_of(p[1]) == Some(i) && st[2].index_of(p[2]) == Some(i)).then_some(i)
+                })
+                .collect();
+            idx.map(|i| (st, i))
+        });
+        if let Some((st, idx)) = &stacked {
+            if last && group.len() == used.len() {
+                return self.moe_stacked(ctx, l, n, h, ws, used, group, st, idx, inputs).map(Some);
+            }
         }
         let wflat = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, (k * n) as i64])?;
         let y_all = self.state.get(self.st.y);
         let mut perm = vec![0i32; k * n];
         let mut off = 0usize;
+        if let Some((st, idx)) = &stacked {
+            // A part of a wider union: the part's routed rows, gathered in the expert-major order
+            // of the output buffer, through mul_mat_id with one expert per row.
+            let (mut rows, mut slots, mut sidx) = (Vec::new(), Vec::new(), Vec::new());
+            let mut start = None;
+            for (&expert, routes) in used {
+                if let Some(i) = group.iter().position(|&x| x == expert) {
+                    start.get_or_insert(off);
+                    for &(t, j) in routes {
+                        rows.push(t as i32);
+                        slots.push((t * k + j) as i32);
+                        sidx.push(idx[i] as i32);
+                    }
+                }
+                for (q, &(t, j)) in routes.iter().enumerate() {
+                    perm[t * k + j] = (off + q) as i32;
+                }
+                off += routes.len();
+            }
+            let m = rows.len() as i64;
+            let x = ctx.get_rows(h, input(ctx, GgmlType::I32, &[m], inputs, i32_bytes(&rows))?)?;
+            let x = ctx.reshape(x, &[e, 1, m])?;
+            let ids = input(ctx, GgmlType::I32, &[1, m], inputs, i32_bytes(&sidx))?;
+            let y = self.experts_id(ctx, l, x, ids, st)?;
+            let y = ctx.reshape(y, &[e, m])?;
+            let w = ctx.get_rows(wflat, input(ctx, GgmlType::I32, &[m], inputs, i32_bytes(&slots))?)?;
+            let y = ctx.mul(y, w)?;
+            let at = start.unwrap_or(0) * y_all.nb()[1];
+            g.build_forward_expand(ctx.cpy(y, ctx.view(y_all, &[e, m], &[y_all.nb()[1]], at)?)?)?;
+            if !last {
+                return Ok(None);
+            }
+            return self.moe_sum(ctx, n, y_all, &perm, inputs).map(Some);
+        }
         for (&expert, routes) in used {
             let m = routes.len();
             if let Some(i) = group.iter().position(|&x| x == expert) {
@@ -706,9 +783,31 @@ impl Model {
         if !last {
             return Ok(None);
         }
-        let perm = input(ctx, GgmlType::I32, &[(k * n) as i64], inputs, i32_bytes(&perm))?;
+        self.moe_sum(ctx, n, y_all, &perm, inputs).map(Some)
+    }
+
+    /// The per-row sum, in rank order, of the expert outputs in the expert-major buffer
+    /// (`perm[t × k + j]` = the buffer row of row `t`'s rank-`j` expert).
+    fn moe_sum<'a>(
+        &'a self,
+        ctx: &'a Context,
+        n: usize,
+        y_all: Tensor<'a>,
+        perm: &[i32],
+        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
+    ) -> Result<Tensor<'a>> {
+        let k = self.hp.n_expert_used as usize;
+        let e = self.hp.n_embd as i64;
+        let perm = input(ctx, GgmlType::I32, &[(k * n) as i64], inputs, i32_bytes(perm))?;
         let y_used = ctx.view(y_all, &[e, (k * n) as i64], &[y_all.nb()[1]], 0)?;
         let z = ctx.reshape(ctx.get_rows(y_used, perm)?, &[e, k as i64, n as i64])?;
+        self.sum_ranks(ctx, z, n)
+    }
+
+    /// `z` `[e, k, n]` summed over the ranks in order: z₀ + z₁ + … (llama.cpp's order).
+    fn sum_ranks<'a>(&'a self, ctx: &'a Context, z: Tensor<'a>, n: usize) -> Result<Tensor<'a>> {
+        let k = self.hp.n_expert_used as usize;
+        let e = self.hp.n_embd as i64;
         let mut out = ctx.view(z, &[e, n as i64], &[z.nb()[2]], 0)?;
         for j in 1..k {
             out = ctx.add(out, ctx.view(z, &[e, n as i64], &[z.nb()[2]], j * z.nb()[1])?)?;
@@ -716,7 +815,72 @@ impl Model {
         if k == 1 {
             out = ctx.cont(out)?;
         }
-        Ok(Some(out))
+        Ok(out)
+    }
+
+    /// A projection's stack as a `[ne0, ne1, count]` tensor with the stack's stride.
+    fn stack_tensor<'a>(&self, ctx: &'a Context, l: usize, which: usize, st: &Stack) -> Result<Tensor<'a>> {
+        let (ty, ne) = self.layers[l].experts[which];
+        let t = ctx.new_tensor(ty, &[ne[0], ne[1], st.count as i64])?;
+        // SAFETY: the provider's contract (ExpertProvider::stacks and acquire): every index
+        // the ids name is an acquired expert whose projection lies at base + index × stride,
+        // ne[0] × ne[1] of `ty`, until release (after this graph is computed); the stride is at
+        // least one expert's bytes (stacks never overlap their entries), and mul_mat_id reads
+        // only the rows of the experts the ids name.
+        unsafe {
+            t.set_stride(2, st.stride);
+            t.set_data_ptr(st.base.cast_mut());
+        }
+        Ok(t)
+    }
+
+    /// gate/up/down through `mul_mat_id` on the stacks: `x` `[e, 1 or k, rows]`, `ids`
+    /// `[k', rows]` → `[e, k', rows]`.
+    fn experts_id<'a>(
+        &self,
+        ctx: &'a Context,
+        l: usize,
+        x: Tensor<'a>,
+        ids: Tensor<'a>,
+        st: &[Stack; 3],
+    ) -> Result<Tensor<'a>> {
+        let up = ctx.mul_mat_id(self.stack_tensor(ctx, l, 1, &st[1])?, x, ids)?;
+        let gate = ctx.mul_mat_id(self.stack_tensor(ctx, l, 0, &st[0])?, x, ids)?;
+        let act = ctx.swiglu_split(gate, up)?;
+        Ok(ctx.mul_mat_id(self.stack_tensor(ctx, l, 2, &st[2])?, act, ids)?)
+    }
+
+    /// All of a layer's routed experts at once on the stacks, as llama.cpp's `build_moe_ffn`:
+    /// mul_mat_id over `[e, 1, n]` with the rows' stack indices, times the weights, summed.
+    #[allow(clippy::too_many_arguments)]
+    fn moe_stacked<'a>(
+        &'a self,
+        ctx: &'a Context,
+        l: usize,
+        n: usize,
+        h: Tensor<'a>,
+        ws: Tensor<'a>,
+        used: &BTreeMap<u32, Vec<(usize, usize)>>,
+        group: &[u32],
+        st: &[Stack; 3],
+        idx: &[usize],
+        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
+    ) -> Result<Tensor<'a>> {
+        let k = self.hp.n_expert_used as usize;
+        let e = self.hp.n_embd as i64;
+        let mut ids = vec![0i32; k * n];
+        for (&expert, routes) in used {
+            let i = group.iter().position(|&x| x == expert).expect("every used expert is in the group");
+            for &(t, j) in routes {
+                ids[t * k + j] = idx[i] as i32;
+            }
+        }
+        let ids = input(ctx, GgmlType::I32, &[k as i64, n as i64], inputs, i32_bytes(&ids))?;
+        let x = ctx.reshape(h, &[e, 1, n as i64])?;
+        let y = self.experts_id(ctx, l, x, ids, st)?;
+        let w = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, k as i64, n as i64])?;
+        let y = ctx.mul(y, w)?;
+        self.sum_ranks(ctx, y, n)
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use super::{DenseSource, Error, ExpertProvider, Result};
+use super::{DenseSource, Error, ExpertProvider, Result, Stack};
 use crate::gguf::GgufModel;
 use crate::model::{ModelIndex, MoeLayer, Proj};
 
@@ -160,4 +160,21 @@ unsafe impl ExpertProvider for ResidentExperts {
     }
 
     fn release(&mut self, _layer: u32) {}
+
+    fn stacks(&self, layer: u32) -> Option<[Stack; 3]> {
+        let l = self.layers.get(layer as usize)?;
+        let mut st = [Stack { base: std::ptr::null(), stride: 1, count: 0 }; 3];
+        for t in &l.tensors {
+            let which = match t.proj {
+                Proj::Gate => 0,
+                Proj::Up => 1,
+                Proj::Down => 2,
+                Proj::GateUp => return None,
+            };
+            let all = t.bytes_per_expert.checked_mul(u64::from(l.n_expert))?;
+            let base = self.map.ptr(t.shard, t.offset, all).ok()?;
+            st[which] = Stack { base, stride: t.bytes_per_expert as usize, count: l.n_expert as usize };
+        }
+        Some(st)
+    }
 }

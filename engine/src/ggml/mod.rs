@@ -408,6 +408,19 @@ impl<'ctx> Tensor<'ctx> {
         Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 
+    /// Set the byte stride of dimension `dim` (1..=3): a tensor whose slices lie at a
+    /// fixed distance in memory the caller owns (expert slots of a pool).
+    ///
+    /// # Safety
+    /// The stride must keep every element the graph reads inside memory valid under
+    /// [`Self::set_data_ptr`]'s contract, and must not be smaller than the extent of the
+    /// dimension below it (slices must not overlap).
+    pub unsafe fn set_stride(&self, dim: usize, stride: usize) {
+        assert!((1..4).contains(&dim), "stride of dimension {dim}");
+        // SAFETY: a live tensor; the caller guarantees the memory the new strides reach.
+        unsafe { (*self.raw()).nb[dim] = stride };
+    }
+
     /// Point the tensor's data at memory the caller owns (an mmap'd file, a cache slot).
     ///
     /// # Safety
