@@ -120,6 +120,9 @@ pub struct Args {
     /// Route each token to K experts instead of the model's top-k (lossy: changes the output).
     #[arg(long)]
     n_expert_used: Option<u32>,
+    /// Generate N times in one session (the expert cache stays warm); print and measure the last.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
     /// One JSON line per token on stderr (time split, bytes read, hits).
     #[arg(long)]
     progress: bool,
@@ -413,12 +416,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let mut out = std::io::stdout().lock();
     let mut pending: Vec<u8> = Vec::new();
-    let mut prev = Telemetry::default();
+    let mut prev;
     let mut prev_flt = rusage().1;
     let (cpu_at, mut cpu_decode, mut flt_decode) = (std::cell::Cell::new(rusage().0), 0.0f64, 0u64);
     let mut decode = Totals::default();
     let mut io_error: Option<std::io::Error> = None;
     let cancel = CancelToken::default();
+    // `--repeat N`: the same generation N times in one session (the expert cache stays warm);
+    // the earlier ones are silent, the last is printed and measured.
+    for _ in 1..args.repeat {
+        let mut warm = llama::Sampler::new(llama::Sampling {
+            temp: args.temp,
+            top_k: args.top_k,
+            top_p: args.top_p,
+            seed: args.seed,
+        })?;
+        generate(
+            runner.as_forward(),
+            &prompt,
+            args.n_predict,
+            &cancel,
+            &mut |l| warm.sample(l),
+            &|t| lm.is_eog(t),
+            &mut |_| Control::Continue,
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("generating with {model_name}"))?;
+    }
+    prev = runner.as_forward().telemetry();
     let gen = generate(
         runner.as_forward(),
         &prompt,
@@ -505,7 +530,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     summary.insert("majflt/tok".into(), per(flt_decode as f64));
     summary.insert("max_rss_MiB".into(), json!(max_rss() as f64 / MIB));
-    eprintln!("memory: max RSS {:.0} MiB", max_rss() as f64 / MIB);
+    let graph = match &runner {
+        Runner::Resident(d) => Some(d.graph_buffer_bytes()),
+        Runner::Stream(d) => Some(d.graph_buffer_bytes()),
+        Runner::Llama(_) => None,
+    };
+    eprintln!(
+        "memory: max RSS {:.0} MiB{}",
+        max_rss() as f64 / MIB,
+        graph.map_or(String::new(), |g| format!(" (graph buffers {:.0} MiB)", g as f64 / MIB))
+    );
     let mib = |b: u64| b as f64 / MIB;
     match (end.provider, stream_info) {
         (Some(p), Some(si)) => {

@@ -410,6 +410,11 @@ impl<P: ExpertProvider> Decoder<P> {
         &self.m.opts
     }
 
+    /// Bytes of the buffer the graphs' intermediate tensors live in (the largest graph so far).
+    pub fn graph_buffer_bytes(&self) -> usize {
+        self.alloc.buffer_size()
+    }
+
     /// Counters since the decoder was made.
     pub fn stats(&self) -> Stats {
         self.stats
