@@ -68,6 +68,10 @@ fn run() -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
+    // `bmoe … | head`: a closed pipe ends the process quietly, as for any Unix filter, instead
+    // of a panic in the middle of a print.
+    // SAFETY: resetting SIGPIPE to its default disposition before any thread starts.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
