@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context as _};
-use bmoe::engine::cache::CachePolicy;
+use bmoe::engine::cache::trace::{RouteRow, TraceHeader, TraceWriter};
+use bmoe::engine::cache::{CachePolicy, Phase};
 use bmoe::engine::decoder::{Decoder, DenseSource, Mapping, Options, ResidentExperts};
 use bmoe::engine::llama;
 use bmoe::engine::model::ModelIndex;
@@ -123,6 +124,10 @@ pub struct Args {
     /// Generate N times in one session (the expert cache stays warm); print and measure the last.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
+    /// Record the routing of the (last) generation to this file (`route_trace v1`, replayable
+    /// with `bmoe replay`).
+    #[arg(long)]
+    route_trace: Option<PathBuf>,
     /// One JSON line per token on stderr (time split, bytes read, hits).
     #[arg(long)]
     progress: bool,
@@ -145,6 +150,22 @@ enum Runner<'m> {
 }
 
 impl<'m> Runner<'m> {
+    fn record_routes(&mut self) {
+        match self {
+            Runner::Resident(d) => d.record_routes(true),
+            Runner::Stream(d) => d.record_routes(true),
+            Runner::Llama(_) => {}
+        }
+    }
+
+    fn take_routes(&mut self) -> Vec<bmoe::engine::decoder::LayerRoute> {
+        match self {
+            Runner::Resident(d) => d.take_routes(),
+            Runner::Stream(d) => d.take_routes(),
+            Runner::Llama(_) => Vec::new(),
+        }
+    }
+
     fn as_forward(&mut self) -> &mut (dyn Forward + 'm) {
         match self {
             Runner::Resident(d) => d.as_mut(),
@@ -277,6 +298,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ),
         ));
     }
+    let trace_header = match (&index, &args.route_trace) {
+        (Some(i), Some(_)) => {
+            let sh = i.shape();
+            let dense_of = |l: u32| -> u64 {
+                let prefix = format!("blk.{l}.");
+                i.dense.iter().map(|&t| &i.file.tensors[t]).filter(|t| t.name.starts_with(&prefix)).map(|t| t.size).sum()
+            };
+            Some(TraceHeader {
+                model: args.model.file_name().map_or(model_name.clone(), |f| f.to_string_lossy().into_owned()),
+                arch: i.arch.name.to_string(),
+                n_expert: sh.n_expert,
+                n_expert_used: args.n_expert_used.unwrap_or(sh.n_expert_used),
+                expert_bytes: i.entry_bytes(),
+                dense_bytes: (0..sh.n_layer).map(dense_of).collect(),
+            })
+        }
+        (None, Some(_)) => bail!("--route-trace records our decoder's routing: use --engine bmoe"),
+        _ => None,
+    };
     let mut runner = match (engine, index) {
         (Engine::Bmoe, Some(index)) if args.moe_stream != MoeStream::Off => {
             let shape = index.shape();
@@ -444,6 +484,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("generating with {model_name}"))?;
     }
     prev = runner.as_forward().telemetry();
+    if trace_header.is_some() {
+        runner.record_routes();
+    }
     let gen = generate(
         runner.as_forward(),
         &prompt,
@@ -594,6 +637,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             summary
                 .insert("cache_cycle_mb".into(), stream_info.map_or(serde_json::Value::Null, |s| json!(s.cycle_mib)));
         }
+    }
+    if let (Some(h), Some(path)) = (&trace_header, &args.route_trace) {
+        let routes = runner.take_routes();
+        let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let mut w = TraceWriter::new(std::io::BufWriter::new(f), h)?;
+        let mut rows = 0usize;
+        for r in &routes {
+            for &(expert, slot, weight) in &r.experts {
+                w.write_row(&RouteRow {
+                    turn: 0,
+                    phase: if r.prefill { Phase::Prefill } else { Phase::Decode },
+                    step: r.step,
+                    layer: r.layer,
+                    slot,
+                    expert,
+                    weight,
+                    residency: false,
+                    expert_bytes: 0,
+                })?;
+                rows += 1;
+            }
+        }
+        w.finish()?;
+        eprintln!("route trace: {rows} rows written to {}", path.display());
     }
     if gen.cancelled {
         eprintln!("cancelled");

@@ -100,6 +100,16 @@ fn streaming_run_telemetry_and_cycle_warning() {
     assert_eq!(c.lines().filter(|l| l.contains(",decode,")).count(), 7);
     let summary = c.lines().last().unwrap();
     assert!(summary.starts_with("# summary ") && summary.contains(" tokens=8"), "{c}");
+    // --route-trace writes route_trace v1 that bmoe replay reads: 7 decode steps × 4 layers × top-2.
+    let trace = dir.path().join("run.route.csv");
+    let (ok, _, err) = run(&["--cache-mb", "0", "--route-trace", trace.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let t = std::fs::read_to_string(&trace).unwrap();
+    assert!(t.starts_with("# route_trace v1\n# model=tiny.gguf arch=qwen3moe n_layer=4 n_expert=8 n_expert_used=2"), "{t}");
+    assert_eq!(t.lines().filter(|l| l.starts_with("0,1,")).count(), 7 * 4 * 2, "{t}");
+    assert!(t.lines().any(|l| l.starts_with("0,0,0,0,")), "prefill rows: {t}");
+    let (ok, out, err) = bmoe(&["replay", trace.to_str().unwrap(), "--budget-mb", "1", "--policy", "lru,hd", "--json"]);
+    assert!(ok && out.lines().count() == 2, "{out} {err}");
     // A budget holding every expert: no warning, the same text.
     let (ok, out2, err) = run(&["--cache-mb", "64"]);
     assert!(ok, "{err}");

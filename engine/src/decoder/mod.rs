@@ -214,6 +214,20 @@ struct State {
     y: usize,
 }
 
+/// One layer's routing in one forward pass (for `--route-trace`): each routed expert with its
+/// best rank and largest weight over the pass's rows (a prefill micro-batch routes the union of
+/// its tokens' experts), in order of first appearance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerRoute {
+    /// A prompt micro-batch (a forward pass on an empty context or of several tokens).
+    pub prefill: bool,
+    /// Index of the pass within its phase since the last reset.
+    pub step: u32,
+    pub layer: u32,
+    /// (expert, rank, weight).
+    pub experts: Vec<(u32, u32, f32)>,
+}
+
 /// Counters of the last forward passes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stats {
@@ -249,6 +263,8 @@ pub struct Decoder<P: ExpertProvider> {
     n_past: u32,
     stats: Stats,
     ptrs: Vec<[*const u8; 3]>,
+    routes: Option<Vec<LayerRoute>>,
+    steps: [u32; 2],
     _dense: Arc<dyn DenseSource>,
 }
 
@@ -386,6 +402,8 @@ impl<P: ExpertProvider> Decoder<P> {
             n_past: 0,
             stats: Stats::default(),
             ptrs: Vec::new(),
+            routes: None,
+            steps: [0; 2],
             _dense: dense,
         })
     }
@@ -433,6 +451,17 @@ impl<P: ExpertProvider> Decoder<P> {
     /// Forget the KV cache: the next token is at position 0.
     pub fn reset(&mut self) {
         self.n_past = 0;
+        self.steps = [0; 2];
+    }
+
+    /// Start (or stop) recording every layer's routing.
+    pub fn record_routes(&mut self, on: bool) {
+        self.routes = on.then(Vec::new);
+    }
+
+    /// The routing recorded since [`Self::record_routes`] (or the last take).
+    pub fn take_routes(&mut self) -> Vec<LayerRoute> {
+        self.routes.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Run `tokens` at the next positions; returns the logits `want`ed (`n_vocab` per row).
@@ -456,14 +485,17 @@ impl<P: ExpertProvider> Decoder<P> {
                 Logits::Last if i + 1 == chunks.len() => Rows::Last,
                 Logits::Last => Rows::None,
             };
-            let logits = self.ubatch(chunk, rows)?;
+            let prefill = self.n_past == 0 || tokens.len() > 1;
+            let step = self.steps[usize::from(!prefill)];
+            self.steps[usize::from(!prefill)] += 1;
+            let logits = self.ubatch(chunk, rows, prefill, step)?;
             out.extend_from_slice(&logits);
             self.n_past += chunk.len() as u32;
         }
         Ok(out)
     }
 
-    fn ubatch(&mut self, tokens: &[i32], rows: Rows) -> Result<Vec<f32>> {
+    fn ubatch(&mut self, tokens: &[i32], rows: Rows, prefill: bool, step: u32) -> Result<Vec<f32>> {
         let m = &self.m;
         let hp = &m.hp;
         let n_layer = hp.n_layer as usize;
@@ -542,6 +574,21 @@ impl<P: ExpertProvider> Decoder<P> {
                 let all = m.state.get(m.st.ids).read_i32()?;
                 ids = all[..k * keep].to_vec();
                 n_rows = keep;
+                if let Some(log) = self.routes.as_mut() {
+                    let w = m.state.get(m.st.wts).read_f32()?;
+                    let mut experts: Vec<(u32, u32, f32)> = Vec::new();
+                    for (i, &e) in ids.iter().enumerate() {
+                        let (rank, weight) = ((i % k) as u32, w[i]);
+                        match experts.iter_mut().find(|x| x.0 == e as u32) {
+                            Some(x) => {
+                                x.1 = x.1.min(rank);
+                                x.2 = x.2.max(weight);
+                            }
+                            None => experts.push((e as u32, rank, weight)),
+                        }
+                    }
+                    log.push(LayerRoute { prefill, step, layer: p as u32, experts });
+                }
             }
         }
         Ok(logits)
