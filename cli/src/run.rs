@@ -72,6 +72,10 @@ pub struct Args {
     /// Wrap the prompt in the model's chat template as a user turn.
     #[arg(long)]
     chat: bool,
+    /// With --chat: ask a Qwen3-style model not to think (appends Qwen's `/no_think` switch to
+    /// the user turn).
+    #[arg(long, requires = "chat")]
+    no_think: bool,
     /// Sampling temperature; 0 = greedy (the default).
     #[arg(long, default_value_t = 0.0)]
     temp: f32,
@@ -303,7 +307,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let sh = i.shape();
             let dense_of = |l: u32| -> u64 {
                 let prefix = format!("blk.{l}.");
-                i.dense.iter().map(|&t| &i.file.tensors[t]).filter(|t| t.name.starts_with(&prefix)).map(|t| t.size).sum()
+                i.dense
+                    .iter()
+                    .map(|&t| &i.file.tensors[t])
+                    .filter(|t| t.name.starts_with(&prefix))
+                    .map(|t| t.size)
+                    .sum()
             };
             Some(TraceHeader {
                 model: args.model.file_name().map_or(model_name.clone(), |f| f.to_string_lossy().into_owned()),
@@ -421,7 +430,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let load_s = t_load.elapsed().as_secs_f64();
 
-    let text = if args.chat { lm.chat(&args.prompt)? } else { args.prompt.clone() };
+    let text = match (args.chat, args.no_think) {
+        (true, true) => lm.chat(&format!("{} /no_think", args.prompt))?,
+        (true, false) => lm.chat(&args.prompt)?,
+        _ => args.prompt.clone(),
+    };
     let prompt = lm.tokenize(&text, true)?;
     if prompt.is_empty() {
         bail!("the prompt tokenizes to nothing");

@@ -105,7 +105,10 @@ fn streaming_run_telemetry_and_cycle_warning() {
     let (ok, _, err) = run(&["--cache-mb", "0", "--route-trace", trace.to_str().unwrap()]);
     assert!(ok, "{err}");
     let t = std::fs::read_to_string(&trace).unwrap();
-    assert!(t.starts_with("# route_trace v1\n# model=tiny.gguf arch=qwen3moe n_layer=4 n_expert=8 n_expert_used=2"), "{t}");
+    assert!(
+        t.starts_with("# route_trace v1\n# model=tiny.gguf arch=qwen3moe n_layer=4 n_expert=8 n_expert_used=2"),
+        "{t}"
+    );
     assert_eq!(t.lines().filter(|l| l.starts_with("0,1,")).count(), 7 * 4 * 2, "{t}");
     assert!(t.lines().any(|l| l.starts_with("0,0,0,0,")), "prefill rows: {t}");
     let (ok, out, err) = bmoe(&["replay", trace.to_str().unwrap(), "--budget-mb", "1", "--policy", "lru,hd", "--json"]);
