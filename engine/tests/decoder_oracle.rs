@@ -207,6 +207,8 @@ struct CopyingProvider {
     layers: Vec<bmoe_engine::model::MoeLayer>,
     acquired: usize,
     cap: usize,
+    /// Describe the copies as stacks (else the decoder runs one `mul_mat` per expert).
+    stacked: bool,
 }
 
 // SAFETY: the pointers and stacks are into `bufs`, which hold a copy of each projection's
@@ -250,7 +252,7 @@ unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
     }
 
     fn stacks(&self, _layer: u32) -> Option<[bmoe_engine::decoder::Stack; 3]> {
-        Some(self.stacks)
+        self.stacked.then_some(self.stacks)
     }
 }
 
@@ -279,6 +281,7 @@ fn experts_at_another_address_give_the_same_bits() {
                 layers: index.layers.clone(),
                 acquired: 0,
                 cap,
+                stacked: true,
             };
             let mut a = Decoder::new(
                 &index,
@@ -295,6 +298,55 @@ fn experts_at_another_address_give_the_same_bits() {
             assert!(a.provider_mut().acquired > 0);
             let same = la.iter().zip(&lb).all(|(x, y)| x.to_bits() == y.to_bits());
             assert!(same, "{quant:?} capacity {cap}: logits differ when the experts live elsewhere");
+        }
+    }
+}
+
+/// A provider that does not describe stacks: the decoder falls back to one `mul_mat` per
+/// expert. Same math; quantized types give the same bits, f32 sums in another order.
+#[test]
+fn experts_without_stacks_fall_back_to_per_expert_matmuls() {
+    use bmoe_engine::decoder::{Mapping, ResidentExperts};
+    use bmoe_engine::model::ModelIndex;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    for quant in QUANTS {
+        let path = model(dir.path(), quant, 6);
+        let toks = &sequence(9)[..24];
+        let index = ModelIndex::open(&path).unwrap();
+        let map = Arc::new(Mapping::open(&index.file).unwrap());
+        let mut b = Decoder::open_resident(&path, opts(Faults::default(), 8)).unwrap();
+        let mut lb = b.forward(&toks[..16], Logits::All).unwrap();
+        for &t in &toks[16..] {
+            lb.extend(b.forward(&[t], Logits::Last).unwrap());
+        }
+        for cap in [usize::MAX, 2] {
+            let p = CopyingProvider {
+                inner: ResidentExperts::new(&index, map.clone()),
+                bufs: Vec::new(),
+                stacks: [bmoe_engine::decoder::Stack { base: std::ptr::null(), stride: 1, count: 0 }; 3],
+                layers: index.layers.clone(),
+                acquired: 0,
+                cap,
+                stacked: false,
+            };
+            let mut a = Decoder::new(
+                &index,
+                map.clone() as Arc<dyn bmoe_engine::decoder::DenseSource>,
+                p,
+                opts(Faults::default(), 8),
+            )
+            .unwrap();
+            let mut la = a.forward(&toks[..16], Logits::All).unwrap();
+            for &t in &toks[16..] {
+                la.extend(a.forward(&[t], Logits::Last).unwrap());
+            }
+            let dev = deviations(&lb, &la);
+            let worst = dev.iter().copied().fold(0f32, f32::max);
+            eprintln!("{quant:?} capacity {cap}: per-expert path vs mul_mat_id: worst {worst:.2e} sd");
+            assert!(median(dev) <= TOL, "{quant:?} capacity {cap}: median off by more than {TOL} sd");
+            let bound = if quant == Quant::Q4KM { 0.05 } else { TOL };
+            assert!(worst <= bound, "{quant:?} capacity {cap}: {worst:.3e} sd");
         }
     }
 }
