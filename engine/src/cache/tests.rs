@@ -125,7 +125,7 @@ fn policy_names_round_trip_and_default() {
     for p in CachePolicy::all() {
         assert_eq!(p.name().parse::<CachePolicy>().unwrap(), p);
     }
-    assert_eq!(CachePolicy::DEFAULT.name(), "decay");
+    assert_eq!(CachePolicy::DEFAULT.name(), "hd");
     assert!("nope".parse::<CachePolicy>().is_err());
     assert!(CachePolicy::Belady.build().is_err());
     let names: std::collections::HashSet<_> = CachePolicy::all().iter().map(|p| p.name()).collect();
