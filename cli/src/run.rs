@@ -119,6 +119,10 @@ pub struct Args {
     /// Read through the page cache instead of O_DIRECT.
     #[arg(long)]
     no_odirect: bool,
+    /// Overlap: during decode, predict each next layer's experts with its router and read them
+    /// while the current layer computes (lossless; switches itself off when it does not pay).
+    #[arg(long)]
+    overlap: bool,
     /// Where the dense weights live.
     #[arg(long, value_enum, default_value_t = DenseWeights::Anon)]
     dense_weights: DenseWeights,
@@ -358,6 +362,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 policy: args.cache_policy,
                 io,
                 n_expert_used: args.n_expert_used,
+                lookahead: args.overlap,
             };
             let s =
                 StreamingExperts::new(&index, so).with_context(|| format!("setting up streaming of {model_name}"))?;
@@ -370,7 +375,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             eprintln!(
                 "mode: streaming (backend {}, o_direct {}, lanes {}, fixed buffers {}, budget {:.0} MiB{}{}, policy {}, \
-                 dense {}, threads {threads}{lossy})",
+                 dense {}, overlap {}, threads {threads}{lossy})",
                 info.backend,
                 if direct { "on" } else { "off" },
                 info.lanes,
@@ -380,6 +385,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 raised,
                 args.cache_policy,
                 format!("{:?}", args.dense_weights).to_lowercase(),
+                if args.overlap { "on (look-ahead)" } else { "off" },
             );
             let cycle = index.cycle_bytes(k);
             stream_info = Some(StreamInfo { budget_mib: s.pool_bytes() as f64 / MIB, cycle_mib: cycle as f64 / MIB });
@@ -397,6 +403,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ("o_direct", direct.to_string()),
                 ("fixed_buffers", info.fixed_buffers.to_string()),
                 ("dense_weights", format!("{:?}", args.dense_weights).to_lowercase()),
+                ("overlap", args.overlap.to_string()),
             ]);
             if (s.pool_bytes() as u64) < cycle {
                 eprintln!(
@@ -640,6 +647,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 if decode.io_s > 0.0 { json!(read / decode.io_s) } else { serde_json::Value::Null },
             );
             summary.insert("evictions".into(), json!(p.evictions));
+            if args.overlap {
+                let acc = (p.real_with_prediction > 0)
+                    .then(|| 100.0 * p.predicted_real as f64 / p.real_with_prediction as f64);
+                let useful = (p.spec_entries > 0).then(|| 100.0 * p.spec_useful as f64 / p.spec_entries as f64);
+                let off = match &runner {
+                    Runner::Stream(d) => d.provider().lookahead().1.map(str::to_string),
+                    _ => None,
+                };
+                eprintln!(
+                    "moe-overlap: stall {:.4} s/token; look-ahead accuracy {}, speculative {:.1} MiB ({} entries, {} \
+                     useful){}",
+                    if steps > 0 { decode.io_s / steps as f64 } else { 0.0 },
+                    acc.map_or("unmeasured".into(), |a| format!("{a:.1} %")),
+                    mib(p.spec_bytes),
+                    p.spec_entries,
+                    useful.map_or("unmeasured".into(), |u| format!("{u:.1} %")),
+                    off.map_or(String::new(), |why| format!("; look-ahead switched off: {why}")),
+                );
+                summary.insert("lookahead_accuracy_pct".into(), acc.map_or(serde_json::Value::Null, |a| json!(a)));
+                summary.insert("spec_MiB".into(), json!(mib(p.spec_bytes)));
+                summary.insert("spec_useful_pct".into(), useful.map_or(serde_json::Value::Null, |u| json!(u)));
+            }
         }
         _ => {
             for k in

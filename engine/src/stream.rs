@@ -15,7 +15,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bmoe_uring_io::{align, BufferPool, EngineOptions, FileId, ReadEngine, Registration, Request};
+use std::collections::{HashMap, HashSet};
+
+use bmoe_uring_io::{align, BufferPool, EngineOptions, FileId, ReadEngine, Registration, Request, Ticket};
 
 use crate::cache::{Access, CachePolicy, EntryId, ExpertCache, ExpertKey, Geometry, Lookup, Phase, Position};
 use crate::decoder::{Error, ExpertProvider, Result};
@@ -33,6 +35,9 @@ pub struct StreamOptions {
     pub io: EngineOptions,
     /// Experts routed per token if not the model's top-k (`--n-expert-used`).
     pub n_expert_used: Option<u32>,
+    /// Look-ahead (`--overlap`): during decode, read the next layer's predicted experts while
+    /// this layer computes.
+    pub lookahead: bool,
 }
 
 /// Counters of the streamer.
@@ -50,6 +55,15 @@ pub struct StreamStats {
     pub routed_bytes: u64,
     /// The most payload bytes one decode-step layer routed (`layer_demand`).
     pub max_layer_routed_bytes: u64,
+    /// Look-ahead: entries read speculatively, their payload bytes, and how many of them a
+    /// real routing then used before they were evicted.
+    pub spec_entries: u64,
+    pub spec_bytes: u64,
+    pub spec_useful: u64,
+    /// Look-ahead accuracy: real routed experts of decode layers that had a prediction, and
+    /// how many of them were predicted.
+    pub predicted_real: u64,
+    pub real_with_prediction: u64,
 }
 
 /// The layout of one projection in a slot.
@@ -92,6 +106,16 @@ pub struct StreamingExperts {
     pinned: Vec<EntryId>,
     evicted: Vec<ExpertKey>,
     stats: StreamStats,
+    /// Look-ahead on (asked for and not switched off by its own rule).
+    lookahead: bool,
+    /// Why look-ahead switched itself off, if it did.
+    lookahead_off: Option<String>,
+    /// Reads in flight of speculative entries.
+    inflight: HashMap<EntryId, Vec<Ticket>>,
+    /// Speculative entries not yet used by a real routing.
+    speculative: HashSet<EntryId>,
+    /// The last prediction per layer (decode).
+    predicted: Vec<Vec<u32>>,
 }
 
 fn region_bytes(len: u64) -> usize {
@@ -142,6 +166,8 @@ impl StreamingExperts {
         let mut s =
             Self::with_engine(index, engine, pool, layout, slot_bytes, n_slots, raised, opts.budget_bytes, cache)?;
         s.k = k;
+        s.lookahead = opts.lookahead;
+        s.predicted = vec![Vec::new(); index.layers.len()];
         s.whole_blocks = whole_blocks;
         s.direct_requested = opts.io.direct;
         Ok(s)
@@ -202,6 +228,11 @@ impl StreamingExperts {
             pinned: Vec::new(),
             evicted: Vec::new(),
             stats: StreamStats::default(),
+            lookahead: false,
+            lookahead_off: None,
+            inflight: HashMap::new(),
+            speculative: HashSet::new(),
+            predicted: vec![Vec::new(); n_entries],
         })
     }
 
@@ -290,11 +321,43 @@ impl StreamingExperts {
     }
 
     fn drop_entry(&mut self, id: EntryId) {
+        self.settle(id, true);
         self.evicted.clear();
         self.cache.remove(id, &mut self.evicted);
         if let Some(s) = self.slot_of[id as usize].take() {
             self.free.push(s);
         }
+    }
+
+    /// Wait for (after cancelling, with `cancel`) any speculative reads of `id` still in
+    /// flight, so that its slot may be reused; returns whether they all landed.
+    fn settle(&mut self, id: EntryId, cancel: bool) -> bool {
+        self.speculative.remove(&id);
+        let Some(tickets) = self.inflight.remove(&id) else { return true };
+        if cancel {
+            self.engine.cancel(&tickets);
+        }
+        let t = Instant::now();
+        let ok = self.engine.wait_all(&tickets).is_ok();
+        self.stats.io_s += t.elapsed().as_secs_f64();
+        ok
+    }
+
+    /// Free the slots of entries the cache evicted (after their reads, if any, settled).
+    fn free_evicted(&mut self) {
+        for k in std::mem::take(&mut self.evicted) {
+            if let Ok(vid) = self.cache.geometry().id(k) {
+                self.settle(vid, true);
+                if let Some(s) = self.slot_of[vid as usize].take() {
+                    self.free.push(s);
+                }
+            }
+        }
+    }
+
+    /// Whether look-ahead is on, and why it switched itself off if it did.
+    pub fn lookahead(&self) -> (bool, Option<&str>) {
+        (self.lookahead, self.lookahead_off.as_deref())
     }
 }
 
@@ -318,7 +381,33 @@ fn proj_slot(p: Proj) -> Result<usize> {
 unsafe impl ExpertProvider for StreamingExperts {
     fn acquire(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<()> {
         let t0 = Instant::now();
+        let io_before = self.stats.io_s;
         out.clear();
+        // Speculative reads: the ones really routed are waited for (a failed one leaves the
+        // cache and is read again below); the others are kept if they landed, else cancelled.
+        if !self.inflight.is_empty() {
+            let pending: Vec<EntryId> = self.inflight.keys().copied().collect();
+            for id in pending {
+                let key = self.cache.geometry().key(id);
+                let wanted = key.layer == layer && experts.contains(&key.expert);
+                let landed = self.inflight[&id].iter().all(Ticket::is_done);
+                if wanted || landed {
+                    let spec = self.speculative.contains(&id);
+                    if !self.settle(id, false) {
+                        self.drop_entry(id);
+                    } else if spec {
+                        self.speculative.insert(id);
+                    }
+                } else {
+                    self.drop_entry(id);
+                }
+            }
+        }
+        if self.phase == Phase::Decode && !self.predicted[layer as usize].is_empty() {
+            let pred = std::mem::take(&mut self.predicted[layer as usize]);
+            self.stats.real_with_prediction += experts.len() as u64;
+            self.stats.predicted_real += experts.iter().filter(|e| pred.contains(e)).count() as u64;
+        }
         self.cache.begin_layer(Position { phase: self.phase, token: self.token, layer });
         let geom_id = |c: &ExpertCache, e: u32| {
             c.geometry().id(ExpertKey { layer, expert: e }).map_err(|e| Error::Provider(e.to_string()))
@@ -332,6 +421,8 @@ unsafe impl ExpertProvider for StreamingExperts {
             self.seq += 1;
             if self.cache.lookup(&a) == Lookup::Miss {
                 misses.push(a);
+            } else if self.speculative.remove(&id) {
+                self.stats.spec_useful += 1;
             }
             ids.push(id);
             self.pinned.push(id);
@@ -350,13 +441,7 @@ unsafe impl ExpertProvider for StreamingExperts {
             self.evicted.clear();
             self.cache.admit(a, &mut self.evicted);
             n_evicted += self.evicted.len() as u64;
-            for k in std::mem::take(&mut self.evicted) {
-                if let Ok(vid) = self.cache.geometry().id(k) {
-                    if let Some(s) = self.slot_of[vid as usize].take() {
-                        self.free.push(s);
-                    }
-                }
-            }
+            self.free_evicted();
             let Some(slot) = self.free.pop() else {
                 for b in &misses {
                     self.drop_entry(b.id);
@@ -378,7 +463,8 @@ unsafe impl ExpertProvider for StreamingExperts {
             }
         }
         metrics::counter!("bmoe_expert_evictions_total").increment(n_evicted);
-        self.stats.manage_s += t0.elapsed().as_secs_f64();
+        // Bookkeeping time, without the waits for speculative reads (counted as I/O by settle).
+        self.stats.manage_s += (t0.elapsed().as_secs_f64() - (self.stats.io_s - io_before)).max(0.0);
         if !reqs.is_empty() {
             let t1 = Instant::now();
             let res = self.engine.submit(&reqs).and_then(|tickets| self.engine.wait_all(&tickets));
@@ -445,10 +531,88 @@ unsafe impl ExpertProvider for StreamingExperts {
             routed_bytes: self.stats.routed_bytes,
             max_layer_routed_bytes: self.stats.max_layer_routed_bytes,
             resident_bytes: self.cache.resident_bytes(),
+            spec_entries: self.stats.spec_entries,
+            spec_bytes: self.stats.spec_bytes,
+            spec_useful: self.stats.spec_useful,
+            predicted_real: self.stats.predicted_real,
+            real_with_prediction: self.stats.real_with_prediction,
         })
     }
 
+    fn wants_lookahead(&self) -> bool {
+        self.lookahead
+    }
+
+    fn prefetch(&mut self, layer: u32, experts: &[u32]) {
+        if !self.lookahead || self.phase != Phase::Decode {
+            return;
+        }
+        let t0 = Instant::now();
+        let io_before = self.stats.io_s;
+        self.predicted[layer as usize] = experts.to_vec();
+        let mut reqs = Vec::new();
+        let mut owners = Vec::new();
+        for (rank, &e) in experts.iter().enumerate() {
+            let Ok(id) = self.cache.geometry().id(ExpertKey { layer, expert: e }) else { continue };
+            if self.cache.is_resident(id) {
+                continue;
+            }
+            let a = Access { id, rank: rank as u32, weight: 0.0, seq: self.seq };
+            self.seq += 1;
+            self.evicted.clear();
+            self.cache.admit(&a, &mut self.evicted);
+            self.free_evicted();
+            // No unpinned entry could make room (every slot holds this layer's experts).
+            let Some(slot) = self.free.pop() else {
+                self.evicted.clear();
+                self.cache.remove(id, &mut self.evicted);
+                break;
+            };
+            self.slot_of[id as usize] = Some(slot);
+            let first = reqs.len();
+            for which in 0..3 {
+                let (off, len, dest) = self.payload(slot, layer as usize, which, e);
+                let shard = self.layout[layer as usize][which].shard;
+                reqs.push(Request { file: self.files[shard], offset: off, len, dest });
+            }
+            owners.push((id, first));
+        }
+        if !reqs.is_empty() {
+            match self.engine.submit(&reqs) {
+                Ok(tickets) => {
+                    let mut tickets = tickets.into_iter();
+                    for &(id, _) in &owners {
+                        let t: Vec<Ticket> = tickets.by_ref().take(3).collect();
+                        self.inflight.insert(id, t);
+                        self.speculative.insert(id);
+                    }
+                    let bytes: u64 = reqs.iter().map(|r| r.len as u64).sum();
+                    self.stats.spec_entries += owners.len() as u64;
+                    self.stats.spec_bytes += bytes;
+                    self.stats.bytes_read += bytes;
+                    metrics::counter!("bmoe_expert_spec_bytes_total").increment(bytes);
+                }
+                Err(_) => {
+                    for &(id, _) in &owners {
+                        self.drop_entry(id);
+                    }
+                }
+            }
+        }
+        self.stats.manage_s += (t0.elapsed().as_secs_f64() - (self.stats.io_s - io_before)).max(0.0);
+    }
+
     fn begin_step(&mut self, prefill: bool) {
+        // The rule: look-ahead stays on while at least a quarter of what it reads is used;
+        // judged once 64 speculative entries have been read.
+        if self.lookahead && self.stats.spec_entries >= 64 && self.stats.spec_useful * 4 < self.stats.spec_entries {
+            self.lookahead = false;
+            self.lookahead_off = Some(format!(
+                "useful share {:.0} % < 25 % after {} speculative entries",
+                100.0 * self.stats.spec_useful as f64 / self.stats.spec_entries as f64,
+                self.stats.spec_entries
+            ));
+        }
         self.phase = if prefill { Phase::Prefill } else { Phase::Decode };
         self.token += 1;
     }

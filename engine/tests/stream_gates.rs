@@ -58,6 +58,17 @@ fn streamer(
     lanes: usize,
     direct: bool,
 ) -> Decoder<StreamingExperts> {
+    streamer_la(path, budget_entries, backend, lanes, direct, false)
+}
+
+fn streamer_la(
+    path: &Path,
+    budget_entries: f64,
+    backend: BackendKind,
+    lanes: usize,
+    direct: bool,
+    overlap: bool,
+) -> Decoder<StreamingExperts> {
     let index = ModelIndex::open(path).unwrap();
     let slot = bmoe_engine::stream::slot_layout_bytes(&index.layers) as f64;
     let so = StreamOptions {
@@ -65,6 +76,7 @@ fn streamer(
         policy: CachePolicy::DEFAULT,
         io: EngineOptions { backend, lanes, register: true, direct },
         n_expert_used: None,
+        lookahead: overlap,
     };
     let s = StreamingExperts::new(&index, so).unwrap();
     let map = Arc::new(Mapping::open(&index.file).unwrap());
@@ -170,6 +182,7 @@ fn eio_mid_decode_is_an_error_naming_file_and_offset() {
             policy: CachePolicy::DEFAULT,
             io: EngineOptions { backend: BackendKind::Pread, lanes: 2, register: false, direct: true },
             n_expert_used: None,
+            lookahead: false,
         };
         let log = Arc::new(Mutex::new(None));
         let log2 = log.clone();
@@ -226,7 +239,8 @@ fn dense_weights_mmap_warm_and_anon() {
     }
     let sources: [(&str, Arc<dyn DenseSource>); 2] = [("anon", anon), ("warm", warm)];
     for (what, dense) in sources {
-        let so = StreamOptions { budget_bytes: 0, policy: CachePolicy::DEFAULT, io, n_expert_used: None };
+        let so =
+            StreamOptions { budget_bytes: 0, policy: CachePolicy::DEFAULT, io, n_expert_used: None, lookahead: false };
         let s = StreamingExperts::new(&index, so).unwrap();
         let mut d = Decoder::new(&index, dense, s, opts()).unwrap();
         assert!(bits(&generate(&mut d)) == want, "dense {what}: streamed differs from resident");
@@ -302,4 +316,24 @@ fn counters_reach_the_metrics_facade() {
     assert_eq!(snap["bmoe_expert_misses_total"], misses);
     assert_eq!(snap["bmoe_expert_bytes_read_total"], bytes);
     assert!(snap["bmoe_expert_evictions_total"] > 0);
+}
+
+#[test]
+fn lookahead_streams_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let want = bits(&resident(&path));
+    for (what, budget) in [("cache off", 0.0), ("evicting", 3.0), ("roomy", 12.0), ("all", 32.0)] {
+        let mut d = streamer_la(&path, budget, BackendKind::Auto, 4, true, true);
+        assert!(bits(&generate(&mut d)) == want, "look-ahead, {what}: streamed output differs from resident");
+        let st = d.provider().stats();
+        assert!(st.real_with_prediction > 0, "{what}: no decode layer had a prediction");
+        if (12.0..32.0).contains(&budget) {
+            assert!(st.spec_entries > 0, "{what}: nothing was read ahead");
+        }
+        eprintln!(
+            "{what}: predicted {}/{} routed, speculative {} entries ({} useful)",
+            st.predicted_real, st.real_with_prediction, st.spec_entries, st.spec_useful
+        );
+    }
 }

@@ -88,6 +88,15 @@ pub unsafe trait ExpertProvider {
     fn stacks(&self, _layer: u32) -> Option<[Stack; 3]> {
         None
     }
+    /// Whether the decoder should predict the next layer's experts during decode and pass
+    /// them to [`Self::prefetch`] (look-ahead).
+    fn wants_lookahead(&self) -> bool {
+        false
+    }
+    /// A prediction of `layer`'s experts for the step in progress: start reading the ones not
+    /// resident, without waiting. Never an error: a failed speculative read only matters if the
+    /// expert is really routed, and then `acquire` reads it again.
+    fn prefetch(&mut self, _layer: u32, _experts: &[u32]) {}
 }
 
 /// A projection's experts at a fixed stride (see [`ExpertProvider::stacks`]).
@@ -124,6 +133,13 @@ pub struct ProviderCounters {
     pub max_layer_routed_bytes: u64,
     /// Bytes resident in the cache now.
     pub resident_bytes: u64,
+    /// Look-ahead: speculative entries and bytes read, entries a real routing then used, and
+    /// real routed experts predicted / with a prediction.
+    pub spec_entries: u64,
+    pub spec_bytes: u64,
+    pub spec_useful: u64,
+    pub predicted_real: u64,
+    pub real_with_prediction: u64,
 }
 
 /// Where the dense weights (everything but the routed experts) are read from.
@@ -212,6 +228,8 @@ struct State {
     wts: usize,
     /// Routed experts' outputs, expert-major, F32 `[n_embd, k × n_ubatch]`.
     y: usize,
+    /// The next layer's predicted top-k (look-ahead), I32 `[k]`.
+    pred: usize,
 }
 
 /// One layer's routing in one forward pass (for `--route-trace`): each routed expert with its
@@ -378,7 +396,7 @@ impl<P: ExpertProvider> Decoder<P> {
         let (ctx, ub, k) = (i64::from(opts.n_ctx), i64::from(opts.n_ubatch), i64::from(hp.n_expert_used));
         let kv_bytes = 2 * kv as usize * opts.n_ctx as usize * 2 * hp.n_layer as usize;
         let scratch = (2 * e as usize + 2 * k as usize + e as usize * k as usize) * ub as usize * 4;
-        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 5, kv_bytes + scratch)?;
+        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 6, kv_bytes + scratch + 64 * k as usize)?;
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         let (hd, nkv) = (hp.head_dim as i64, i64::from(hp.n_head_kv));
         for l in 0..hp.n_layer {
@@ -393,6 +411,7 @@ impl<P: ExpertProvider> Decoder<P> {
             ids: state.push("moe_ids", GgmlType::I32, &[k, ub])?,
             wts: state.push("moe_w", GgmlType::F32, &[k, ub])?,
             y: state.push("moe_y", GgmlType::F32, &[e as i64, k * ub])?,
+            pred: state.push("moe_pred", GgmlType::I32, &[k])?,
         };
         Ok(Self {
             m: Model { hp, n_vocab, opts, weights, layers, tok_embd, output_norm, output, state, st },
@@ -509,6 +528,8 @@ impl<P: ExpertProvider> Decoder<P> {
         let mask = causal_mask(pos0 as usize, n);
         let mut logits = Vec::new();
         self.provider.begin_step(n > 1);
+        let lookahead = n == 1 && self.provider.wants_lookahead();
+        let mut pred: Vec<i32> = Vec::new();
         for p in 0..=n_layer {
             let keep = if p + 1 == n_layer && rows != Rows::All { 1 } else { n };
             let used = used_experts(&ids, k);
@@ -536,6 +557,12 @@ impl<P: ExpertProvider> Decoder<P> {
                     p as u32 - 1,
                     &groups[groups.len() - 1],
                 )?;
+                // Look-ahead: this layer's reads are done; the next layer's predicted experts
+                // read while this graph computes.
+                if !pred.is_empty() && p < n_layer {
+                    let experts: Vec<u32> = pred.iter().map(|&e| e as u32).collect();
+                    self.provider.prefetch(p as u32, &experts);
+                }
             }
             let nodes = 256 + 16 * k * n.min(hp.n_expert as usize);
             let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
@@ -553,7 +580,7 @@ impl<P: ExpertProvider> Decoder<P> {
                 ctx.add(moe, ctx.view(res, &[res.ne()[0], n_rows as i64], &[res.nb()[1]], 0)?)?
             };
             let out = if p < n_layer {
-                m.attention(&ctx, &mut g, p, x, n, keep, pos0, &mask, &mut inputs)?;
+                m.attention(&ctx, &mut g, p, x, n, keep, pos0, &mask, lookahead && p + 1 < n_layer, &mut inputs)?;
                 None
             } else {
                 let normed = ctx.mul(ctx.rms_norm(x, hp.rms_eps as f32)?, m.weights.get(m.output_norm))?;
@@ -574,6 +601,7 @@ impl<P: ExpertProvider> Decoder<P> {
                 let all = m.state.get(m.st.ids).read_i32()?;
                 ids = all[..k * keep].to_vec();
                 n_rows = keep;
+                pred = if lookahead && p + 1 < n_layer { m.state.get(m.st.pred).read_i32()? } else { Vec::new() };
                 if let Some(log) = self.routes.as_mut() {
                     let w = m.state.get(m.st.wts).read_f32()?;
                     let mut experts: Vec<(u32, u32, f32)> = Vec::new();
@@ -643,6 +671,7 @@ impl Model {
         keep: usize,
         pos0: u32,
         mask: &[u8],
+        predict: bool,
         inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
     ) -> Result<()> {
         let hp = &self.hp;
@@ -723,6 +752,13 @@ impl Model {
         g.build_forward_expand(ctx.cpy(ffn_inp, dst(self.st.res, hp.n_embd as i64)?)?)?;
         g.build_forward_expand(ctx.cpy(top, dst(self.st.ids, kk)?)?)?;
         g.build_forward_expand(ctx.cpy(wts, dst(self.st.wts, kk)?)?)?;
+        if predict {
+            // The next layer's router applied to this layer's FFN input: a guess at its experts.
+            let next = &self.layers[l + 1];
+            let guess = ctx.argsort_top_k(ctx.mul_mat(w(next.router), h)?, kk as usize)?;
+            let pred = self.state.get(self.st.pred);
+            g.build_forward_expand(ctx.cpy(guess, ctx.view(pred, &[kk], &[], 0)?)?)?;
+        }
         Ok(())
     }
 
