@@ -66,37 +66,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.json {
         for r in &reports {
-            let v = serde_json::json!({
-                "policy": r.policy,
-                "budget_mb": r.budget >> 20,
-                "hit_pct_decode": round(r.hit_pct_decode(), 2),
-                "hit_pct_all": round(r.hit_pct_all(), 2),
-                "read_mib_per_token": round(r.read_mib_per_token(), 2),
-                "evictions": r.counters.total().evictions,
-                "refused": r.counters.total().refused,
-                "overflows": r.counters.overflows,
-                "ns_per_access": round(r.ns_per_access(), 1),
-                "accesses": r.accesses,
-                "decode_tokens": r.decode_tokens,
-            });
-            println!("{v}");
+            println!("{}", r.json_line());
         }
     } else {
-        println!(
-            "{:<12} {:>9} {:>10} {:>9} {:>11} {:>9} {:>8}",
-            "policy", "budget_mb", "hit%_dec", "hit%_all", "MiB/token", "evictions", "ns/acc"
-        );
+        println!("{}", ReplayReport::TABLE_HEADER);
         for r in &reports {
-            println!(
-                "{:<12} {:>9} {:>10.1} {:>9.1} {:>11.1} {:>9} {:>8.0}",
-                r.policy,
-                r.budget >> 20,
-                r.hit_pct_decode(),
-                r.hit_pct_all(),
-                r.read_mib_per_token(),
-                r.counters.total().evictions,
-                r.ns_per_access()
-            );
+            println!("{}", r.table_row());
         }
     }
     if let Some(path) = &args.plot {
@@ -109,8 +84,3 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 const MIB: f64 = (1u64 << 20) as f64;
-
-fn round(x: f64, d: i32) -> f64 {
-    let m = 10f64.powi(d);
-    (x * m).round() / m
-}

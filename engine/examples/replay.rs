@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use bmoe_engine::cache::replay::{self, AccessStream, PinScope};
+use bmoe_engine::cache::replay::{self, AccessStream, PinScope, ReplayReport};
 use bmoe_engine::cache::trace::RouteTrace;
 use bmoe_engine::cache::CachePolicy;
 
@@ -62,42 +62,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         stream.geom.cycle_bytes(stream.k) as f64 / (1u64 << 20) as f64,
     );
     if !json {
-        println!(
-            "{:<12} {:>9} {:>10} {:>9} {:>11} {:>9} {:>8}",
-            "policy", "budget_mb", "hit%_dec", "hit%_all", "MiB/token", "evictions", "ns/acc"
-        );
+        println!("{}", ReplayReport::TABLE_HEADER);
     }
     let mut reports = Vec::new();
     for &p in &policies {
         for &mb in &budgets {
             let r = replay::replay(&stream, mb << 20, p, scope);
-            if json {
-                println!(
-                    "{{\"policy\":\"{}\",\"budget_mb\":{},\"hit_pct_decode\":{:.2},\"hit_pct_all\":{:.2},\"read_mib_per_token\":{:.2},\"evictions\":{},\"refused\":{},\"overflows\":{},\"ns_per_access\":{:.1},\"accesses\":{},\"decode_tokens\":{}}}",
-                    r.policy,
-                    r.budget >> 20,
-                    r.hit_pct_decode(),
-                    r.hit_pct_all(),
-                    r.read_mib_per_token(),
-                    r.counters.total().evictions,
-                    r.counters.total().refused,
-                    r.counters.overflows,
-                    r.ns_per_access(),
-                    r.accesses,
-                    r.decode_tokens
-                );
-            } else {
-                println!(
-                    "{:<12} {:>9} {:>10.1} {:>9.1} {:>11.1} {:>9} {:>8.0}",
-                    r.policy,
-                    r.budget >> 20,
-                    r.hit_pct_decode(),
-                    r.hit_pct_all(),
-                    r.read_mib_per_token(),
-                    r.counters.total().evictions,
-                    r.ns_per_access()
-                );
-            }
+            println!("{}", if json { r.json_line() } else { r.table_row() });
             reports.push(r);
         }
     }

@@ -256,23 +256,30 @@ unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
     }
 }
 
-#[test]
-fn experts_at_another_address_give_the_same_bits() {
+/// A batched prefill of `toks[..16]` (two micro-batches), then single-token decode steps:
+/// every position's logits.
+fn prefill_then_decode<P: bmoe_engine::decoder::ExpertProvider>(d: &mut Decoder<P>, toks: &[i32]) -> Vec<f32> {
+    let mut l = d.forward(&toks[..16], Logits::All).unwrap();
+    for &t in &toks[16..] {
+        l.extend(d.forward(&[t], Logits::Last).unwrap());
+    }
+    l
+}
+
+/// Resident logits of model `seed` on 24 tokens of sequence `seq`, then the same through a
+/// `CopyingProvider` of capacity unbounded and 2 (the model's k: a prefill's experts two at a
+/// time), stacked or not; `check` compares each pair.
+fn against_copies(seed: u64, seq: u64, stacked: bool, check: impl Fn(Quant, usize, &[f32], &[f32])) {
     use bmoe_engine::decoder::{Mapping, ResidentExperts};
     use bmoe_engine::model::ModelIndex;
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
     for quant in QUANTS {
-        let path = model(dir.path(), quant, 4);
-        let toks = &sequence(5)[..24];
+        let path = model(dir.path(), quant, seed);
+        let toks = &sequence(seq)[..24];
         let index = ModelIndex::open(&path).unwrap();
         let map = Arc::new(Mapping::open(&index.file).unwrap());
-        let mut b = Decoder::open_resident(&path, opts(Faults::default(), 8)).unwrap();
-        let mut lb = b.forward(&toks[..16], Logits::All).unwrap();
-        for &t in &toks[16..] {
-            lb.extend(b.forward(&[t], Logits::Last).unwrap());
-        }
-        // Capacity 2 (the model's k): a prefill's experts are computed two at a time.
+        let lb = prefill_then_decode(&mut Decoder::open_resident(&path, opts(Faults::default(), 8)).unwrap(), toks);
         for cap in [usize::MAX, 2] {
             let copying = CopyingProvider {
                 inner: ResidentExperts::new(&index, map.clone()),
@@ -281,72 +288,35 @@ fn experts_at_another_address_give_the_same_bits() {
                 layers: index.layers.clone(),
                 acquired: 0,
                 cap,
-                stacked: true,
+                stacked,
             };
-            let mut a = Decoder::new(
-                &index,
-                map.clone() as Arc<dyn bmoe_engine::decoder::DenseSource>,
-                copying,
-                opts(Faults::default(), 8),
-            )
-            .unwrap();
-            // A batched prefill (two micro-batches), then single-token decode steps.
-            let mut la = a.forward(&toks[..16], Logits::All).unwrap();
-            for &t in &toks[16..] {
-                la.extend(a.forward(&[t], Logits::Last).unwrap());
-            }
+            let dense = map.clone() as Arc<dyn bmoe_engine::decoder::DenseSource>;
+            let mut a = Decoder::new(&index, dense, copying, opts(Faults::default(), 8)).unwrap();
+            let la = prefill_then_decode(&mut a, toks);
             assert!(a.provider_mut().acquired > 0);
-            let same = la.iter().zip(&lb).all(|(x, y)| x.to_bits() == y.to_bits());
-            assert!(same, "{quant:?} capacity {cap}: logits differ when the experts live elsewhere");
+            check(quant, cap, &lb, &la);
         }
     }
+}
+
+#[test]
+fn experts_at_another_address_give_the_same_bits() {
+    against_copies(4, 5, true, |quant, cap, lb, la| {
+        let same = la.iter().zip(lb).all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(same, "{quant:?} capacity {cap}: logits differ when the experts live elsewhere");
+    });
 }
 
 /// A provider that does not describe stacks: the decoder falls back to one `mul_mat` per
 /// expert. Same math; quantized types give the same bits, f32 sums in another order.
 #[test]
 fn experts_without_stacks_fall_back_to_per_expert_matmuls() {
-    use bmoe_engine::decoder::{Mapping, ResidentExperts};
-    use bmoe_engine::model::ModelIndex;
-    use std::sync::Arc;
-    let dir = tempfile::tempdir().unwrap();
-    for quant in QUANTS {
-        let path = model(dir.path(), quant, 6);
-        let toks = &sequence(9)[..24];
-        let index = ModelIndex::open(&path).unwrap();
-        let map = Arc::new(Mapping::open(&index.file).unwrap());
-        let mut b = Decoder::open_resident(&path, opts(Faults::default(), 8)).unwrap();
-        let mut lb = b.forward(&toks[..16], Logits::All).unwrap();
-        for &t in &toks[16..] {
-            lb.extend(b.forward(&[t], Logits::Last).unwrap());
-        }
-        for cap in [usize::MAX, 2] {
-            let p = CopyingProvider {
-                inner: ResidentExperts::new(&index, map.clone()),
-                bufs: Vec::new(),
-                stacks: [bmoe_engine::decoder::Stack { base: std::ptr::null(), stride: 1, count: 0 }; 3],
-                layers: index.layers.clone(),
-                acquired: 0,
-                cap,
-                stacked: false,
-            };
-            let mut a = Decoder::new(
-                &index,
-                map.clone() as Arc<dyn bmoe_engine::decoder::DenseSource>,
-                p,
-                opts(Faults::default(), 8),
-            )
-            .unwrap();
-            let mut la = a.forward(&toks[..16], Logits::All).unwrap();
-            for &t in &toks[16..] {
-                la.extend(a.forward(&[t], Logits::Last).unwrap());
-            }
-            let dev = deviations(&lb, &la);
-            let worst = dev.iter().copied().fold(0f32, f32::max);
-            eprintln!("{quant:?} capacity {cap}: per-expert path vs mul_mat_id: worst {worst:.2e} sd");
-            assert!(median(dev) <= TOL, "{quant:?} capacity {cap}: median off by more than {TOL} sd");
-            let bound = if quant == Quant::Q4KM { 0.05 } else { TOL };
-            assert!(worst <= bound, "{quant:?} capacity {cap}: {worst:.3e} sd");
-        }
-    }
+    against_copies(6, 9, false, |quant, cap, lb, la| {
+        let dev = deviations(lb, la);
+        let worst = dev.iter().copied().fold(0f32, f32::max);
+        eprintln!("{quant:?} capacity {cap}: per-expert path vs mul_mat_id: worst {worst:.2e} sd");
+        assert!(median(dev) <= TOL, "{quant:?} capacity {cap}: median off by more than {TOL} sd");
+        let bound = if quant == Quant::Q4KM { 0.05 } else { TOL };
+        assert!(worst <= bound, "{quant:?} capacity {cap}: {worst:.3e} sd");
+    });
 }

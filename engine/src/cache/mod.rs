@@ -430,24 +430,9 @@ impl ExpertCache {
                 }
             }
         }
-        // Room by budget: unpinned transients go first, then the policy's victims. A refused
-        // entry is still read into the pool, so it needs room like any other; refusing only
-        // decides that it, not a kept entry, is the next to go.
-        while self.resident + need > self.budget {
-            if let Some(pos) = self.transient.iter().position(|&t| self.pin_stamp[t as usize] != self.epoch) {
-                let v = self.transient.remove(pos);
-                self.evict(v, evicted);
-                continue;
-            }
-            let pins = Pins { stamp: &self.pin_stamp, epoch: self.epoch };
-            match self.policy.victim(pins) {
-                Some(v) => {
-                    debug_assert!(!self.is_pinned(v), "policy {} chose pinned {v}", self.policy.name());
-                    self.evict(v, evicted);
-                }
-                None => break,
-            }
-        }
+        // Room by budget. A refused entry is still read into the pool, so it needs room like
+        // any other; refusing only decides that it, not a kept entry, is the next to go.
+        self.make_room(need, evicted);
         if self.resident + need > self.budget {
             self.counters.overflows += 1;
         }
@@ -492,7 +477,13 @@ impl ExpertCache {
     /// state; a quota a policy derived from the first budget stays as it was.)
     pub fn set_budget(&mut self, budget: u64, evicted: &mut Vec<ExpertKey>) {
         self.budget = budget;
-        while self.resident > self.budget {
+        self.make_room(0, evicted);
+    }
+
+    /// Evict until `need` more bytes fit the budget (or nothing unpinned is left): unpinned
+    /// transients first, then the policy's victims.
+    fn make_room(&mut self, need: u64, evicted: &mut Vec<ExpertKey>) {
+        while self.resident + need > self.budget {
             if let Some(pos) = self.transient.iter().position(|&t| self.pin_stamp[t as usize] != self.epoch) {
                 let v = self.transient.remove(pos);
                 self.evict(v, evicted);
@@ -500,7 +491,10 @@ impl ExpertCache {
             }
             let pins = Pins { stamp: &self.pin_stamp, epoch: self.epoch };
             match self.policy.victim(pins) {
-                Some(v) => self.evict(v, evicted),
+                Some(v) => {
+                    debug_assert!(!self.is_pinned(v), "policy {} chose pinned {v}", self.policy.name());
+                    self.evict(v, evicted);
+                }
                 None => break,
             }
         }

@@ -131,6 +131,43 @@ pub struct ReplayReport {
 }
 
 impl ReplayReport {
+    /// The header of the text table [`Self::table_row`] fills.
+    pub const TABLE_HEADER: &'static str = "policy       budget_mb   hit%_dec  hit%_all   MiB/token evictions   ns/acc";
+
+    /// One row of the text table (`bmoe replay` without `--json`).
+    pub fn table_row(&self) -> String {
+        format!(
+            "{:<12} {:>9} {:>10.1} {:>9.1} {:>11.1} {:>9} {:>8.0}",
+            self.policy,
+            self.budget >> 20,
+            self.hit_pct_decode(),
+            self.hit_pct_all(),
+            self.read_mib_per_token(),
+            self.counters.total().evictions,
+            self.ns_per_access()
+        )
+    }
+
+    /// One JSON object (`bmoe replay --json`), on one line.
+    pub fn json_line(&self) -> String {
+        format!(
+            "{{\"policy\":\"{}\",\"budget_mb\":{},\"hit_pct_decode\":{:.2},\"hit_pct_all\":{:.2},\
+             \"read_mib_per_token\":{:.2},\"evictions\":{},\"refused\":{},\"overflows\":{},\"ns_per_access\":{:.1},\
+             \"accesses\":{},\"decode_tokens\":{}}}",
+            self.policy,
+            self.budget >> 20,
+            self.hit_pct_decode(),
+            self.hit_pct_all(),
+            self.read_mib_per_token(),
+            self.counters.total().evictions,
+            self.counters.total().refused,
+            self.counters.overflows,
+            self.ns_per_access(),
+            self.accesses,
+            self.decode_tokens
+        )
+    }
+
     /// Decode-only hit %.
     pub fn hit_pct_decode(&self) -> f64 {
         self.counters.decode.hit_pct().unwrap_or(0.0)

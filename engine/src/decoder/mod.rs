@@ -786,9 +786,6 @@ impl Model {
         let hs = self.state.get(self.st.h);
         let h = ctx.view(hs, &[e, n as i64], &[hs.nb()[1]], 0)?;
         let ws = self.state.get(self.st.wts);
-        if n == 1 && last && group.len() == used.len() && stacks.is_none() {
-            return self.moe_one(ctx, l, h, ws, used, ptrs).map(Some);
-        }
         // Every acquired expert on the provider's stacks: mul_mat_id over them.
         let stacked = stacks.and_then(|st| {
             let idx: Option<Vec<usize>> = ptrs
@@ -970,9 +967,7 @@ impl Model {
         let y = ctx.mul(y, w)?;
         self.sum_ranks(ctx, y, n)
     }
-}
 
-impl Model {
     /// An expert's projection `which` (0 gate, 1 up, 2 down) as a tensor on the provider's bytes.
     fn expert_proj<'a>(&self, ctx: &'a Context, l: usize, which: usize, ptr: *const u8) -> Result<Tensor<'a>> {
         let (ty, ne) = self.layers[l].experts[which];
@@ -982,42 +977,6 @@ impl Model {
         // graph using it is computed.
         unsafe { t.set_data_ptr(ptr.cast_mut()) };
         Ok(t)
-    }
-
-    /// [`Self::moe`] for one row (decode): the experts in rank order, each scaled by its
-    /// weight and added up as they come. The same operations on the same values as the
-    /// batched path, without its gather and scatter, so the same bits.
-    fn moe_one<'a>(
-        &'a self,
-        ctx: &'a Context,
-        l: usize,
-        h: Tensor<'a>,
-        ws: Tensor<'a>,
-        used: &BTreeMap<u32, Vec<(usize, usize)>>,
-        ptrs: &[[*const u8; 3]],
-    ) -> Result<Tensor<'a>> {
-        let k = self.hp.n_expert_used as usize;
-        // Rank j → index of its expert in `used` (and `ptrs`).
-        let mut by_rank = vec![usize::MAX; k];
-        for (i, routes) in used.values().enumerate() {
-            for &(_, j) in routes {
-                by_rank[j] = i;
-            }
-        }
-        let mut out: Option<Tensor<'a>> = None;
-        for (j, &i) in by_rank.iter().enumerate() {
-            let p = ptrs[i];
-            let gate = ctx.mul_mat(self.expert_proj(ctx, l, 0, p[0])?, h)?;
-            let up = ctx.mul_mat(self.expert_proj(ctx, l, 1, p[1])?, h)?;
-            let y = ctx.mul_mat(self.expert_proj(ctx, l, 2, p[2])?, ctx.swiglu_split(gate, up)?)?;
-            let w = ctx.view(ws, &[1, 1], &[ws.nb()[1]], j * ws.nb()[0])?;
-            let y = ctx.mul(y, w)?;
-            out = Some(match out {
-                None => y,
-                Some(acc) => ctx.add(acc, y)?,
-            });
-        }
-        out.ok_or_else(|| Error::Unsupported("a layer that routes no expert".into()))
     }
 }
 
