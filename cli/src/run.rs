@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context as _};
-use bmoe::engine::cache::trace::{RouteRow, TraceHeader, TraceWriter};
+use bmoe::engine::cache::trace::{RouteRow, RouteTrace, TraceHeader, TraceWriter};
 use bmoe::engine::cache::{CachePolicy, Phase};
-use bmoe::engine::decoder::{Decoder, DenseSource, Mapping, Options, ResidentExperts};
+use bmoe::engine::decoder::{Decoder, DenseSource, Mapping, Options, ResidentExperts, RouteReplay};
 use bmoe::engine::llama;
 use bmoe::engine::model::ModelIndex;
 use bmoe::engine::session::{generate, CancelToken, Control, Forward, Telemetry, Token};
@@ -136,6 +136,11 @@ pub struct Args {
     /// with `bmoe replay`).
     #[arg(long)]
     route_trace: Option<PathBuf>,
+    /// Benchmark only (lossy): each decode step's experts and weights come from this recorded
+    /// `route_trace v1` (e.g. ../shared/traces) instead of the router, so the reads and hits are
+    /// the traced model's on a model of its shape. Refused when layers, experts or top-k differ.
+    #[arg(long, value_name = "TRACE")]
+    route_replay: Option<PathBuf>,
     /// One JSON line per token on stderr (time split, bytes read, hits).
     #[arg(long)]
     progress: bool,
@@ -280,7 +285,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         n_expert_used: args.n_expert_used,
         ..Options::default()
     };
-    let lossy = args.n_expert_used.map(|k| format!(", LOSSY --n-expert-used {k}")).unwrap_or_default();
+    let replay = match (&args.route_replay, engine) {
+        (Some(path), Engine::Bmoe) if index.is_some() => {
+            let t = RouteTrace::read(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let r = RouteReplay::from_trace(&t, &path.display().to_string())?;
+            let sh = index.as_ref().expect("checked").shape();
+            r.check(sh.n_layer, sh.n_expert, args.n_expert_used.unwrap_or(sh.n_expert_used) as usize)?;
+            Some(r)
+        }
+        (Some(_), _) => bail!("--route-replay replaces our decoder's routing: use --engine bmoe"),
+        (None, _) => None,
+    };
+    let mut lossy = args.n_expert_used.map(|k| format!(", LOSSY --n-expert-used {k}")).unwrap_or_default();
+    if let Some(r) = &replay {
+        lossy += &format!(", LOSSY routing replayed from {} ({} decode steps, then again)", r.source, r.len());
+    }
     let mut knobs: Vec<(&str, String)> = vec![
         ("engine", format!("{engine:?}").to_lowercase()),
         ("threads", threads.to_string()),
@@ -293,6 +312,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("top_p", args.top_p.to_string()),
         ("seed", args.seed.to_string()),
         ("n_expert_used", args.n_expert_used.map_or("model".into(), |k| format!("{k} (lossy)"))),
+        ("route_replay", replay.as_ref().map_or("off".into(), |r| format!("{} (lossy, {} steps)", r.source, r.len()))),
     ];
     let mut stream_info = None;
     if let Some(i) = &index {
@@ -435,6 +455,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Runner::Llama(s)
         }
     };
+    if let Some(r) = replay {
+        match &mut runner {
+            Runner::Resident(d) => d.set_route_replay(Some(r)),
+            Runner::Stream(d) => d.set_route_replay(Some(r)),
+            Runner::Llama(_) => unreachable!("refused above"),
+        }?;
+    }
     let load_s = t_load.elapsed().as_secs_f64();
 
     let text = match (args.chat, args.no_think) {

@@ -337,3 +337,61 @@ fn lookahead_streams_the_same_bits() {
         );
     }
 }
+
+/// A `route_trace v1` for the tiny shape (4 layers × 8 experts, top-`k`): `steps` decode steps
+/// whose routing no router would give (step s, layer l: experts (3s + l) mod 8 then
+/// (5s + 2l + 1) mod 8, or the next one when they collide; weights 0.75 / 0.25).
+fn replay_trace(steps: u32, k: u32) -> bmoe_engine::cache::trace::RouteTrace {
+    let mut text = format!(
+        "# route_trace v1\n# model=tiny arch=qwen3moe n_layer=4 n_expert=8 n_expert_used={k}\n{}\n{}\n",
+        (0..4).map(|l| format!("# layer={l} expert_bytes=4096 dense_bytes=1")).collect::<Vec<_>>().join("\n"),
+        bmoe_engine::cache::trace::CSV_HEADER
+    );
+    for s in 0..steps {
+        for l in 0..4 {
+            let a = (3 * s + l) % 8;
+            let mut b = (5 * s + 2 * l + 1) % 8;
+            if b == a {
+                b = (b + 1) % 8;
+            }
+            for (slot, (e, w)) in [(a, 0.75), (b, 0.25)].iter().take(k as usize).enumerate() {
+                text += &format!("0,1,{s},{l},{slot},{e},{w},0,0\n");
+            }
+        }
+    }
+    bmoe_engine::cache::trace::RouteTrace::parse(text.as_bytes(), "replay").unwrap()
+}
+
+#[test]
+fn route_replay_routes_decode_as_the_trace_says() {
+    use bmoe_engine::decoder::RouteReplay;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let trace = replay_trace(5, 2);
+    let replay = RouteReplay::from_trace(&trace, "replay").unwrap();
+    let own = bits(&resident(&path));
+
+    let mut res = Decoder::open_resident(&path, opts()).unwrap();
+    res.set_route_replay(Some(replay.clone())).unwrap();
+    res.record_routes(true);
+    let replayed = bits(&generate(&mut res));
+    assert!(replayed != own, "replayed routing changes the logits");
+    let decode: Vec<_> = res.take_routes().into_iter().filter(|r| !r.prefill).collect();
+    assert_eq!(decode.len(), STEPS * 4);
+    for r in &decode {
+        let want: Vec<(u32, u32, f32)> =
+            replay.route(r.step, r.layer as usize).iter().enumerate().map(|(i, &(e, w))| (e, i as u32, w)).collect();
+        assert_eq!(r.experts, want, "step {} layer {} (trace of 5 steps, wrapping)", r.step, r.layer);
+    }
+
+    // The streamer under the same replay: the same bits, and it read what the trace routes.
+    let mut s = streamer(&path, 3.0, BackendKind::Uring, 4, true);
+    s.set_route_replay(Some(replay)).unwrap();
+    assert!(bits(&generate(&mut s)) == replayed, "streamed replay differs from resident replay");
+    assert!(s.provider_mut().cache().counters().total().evictions > 0);
+
+    // A trace of another top-k is refused, naming the flag that would fit.
+    let k1 = RouteReplay::from_trace(&replay_trace(2, 1), "k1").unwrap();
+    let e = res.set_route_replay(Some(k1)).unwrap_err().to_string();
+    assert!(e.contains("top-1") && e.contains("--n-expert-used 1"), "{e}");
+}

@@ -14,8 +14,10 @@
 //! softmax router, top-k, weights divided by their sum (clamped at 6.1e-5), SwiGLU experts,
 //! the weighted sum of experts in rank order, output norm, lm_head.
 
+mod replay;
 mod weights;
 
+pub use replay::RouteReplay;
 pub use weights::{Mapping, ResidentExperts};
 
 use std::collections::BTreeMap;
@@ -50,6 +52,8 @@ pub enum Error {
     Unsupported(String),
     #[error("expert provider: {0}")]
     Provider(String),
+    #[error("route replay: {0}")]
+    Replay(String),
 }
 
 /// Result alias of the decoder.
@@ -282,6 +286,7 @@ pub struct Decoder<P: ExpertProvider> {
     stats: Stats,
     ptrs: Vec<[*const u8; 3]>,
     routes: Option<Vec<LayerRoute>>,
+    replay: Option<RouteReplay>,
     steps: [u32; 2],
     _dense: Arc<dyn DenseSource>,
 }
@@ -422,6 +427,7 @@ impl<P: ExpertProvider> Decoder<P> {
             stats: Stats::default(),
             ptrs: Vec::new(),
             routes: None,
+            replay: None,
             steps: [0; 2],
             _dense: dense,
         })
@@ -471,6 +477,21 @@ impl<P: ExpertProvider> Decoder<P> {
     pub fn reset(&mut self) {
         self.n_past = 0;
         self.steps = [0; 2];
+    }
+
+    /// Decode with routing replayed from a trace (benchmark only: the text is meaningless),
+    /// or with the model's router again (`None`). Decode step `i` after a [`Self::reset`]
+    /// takes the trace's step `i` (wrapping).
+    ///
+    /// # Errors
+    /// [`Error::Replay`] if the trace's layers, experts or top-k differ from the model's.
+    pub fn set_route_replay(&mut self, replay: Option<RouteReplay>) -> Result<()> {
+        if let Some(r) = &replay {
+            let hp = &self.m.hp;
+            r.check(hp.n_layer, hp.n_expert, hp.n_expert_used as usize)?;
+        }
+        self.replay = replay;
+        Ok(())
     }
 
     /// Start (or stop) recording every layer's routing.
@@ -598,7 +619,17 @@ impl<P: ExpertProvider> Decoder<P> {
                     logits = out.read_f32()?;
                 }
             } else {
-                let all = m.state.get(m.st.ids).read_i32()?;
+                let mut all = m.state.get(m.st.ids).read_i32()?;
+                if let Some(r) = self.replay.as_ref().filter(|_| !prefill && keep == 1) {
+                    // Replay: the trace's experts and weights stand in for the router's.
+                    let route = r.route(step, p);
+                    let mut w = m.state.get(m.st.wts).read_f32()?;
+                    for (i, &(e, wt)) in route.iter().enumerate() {
+                        (all[i], w[i]) = (e as i32, wt);
+                    }
+                    m.state.get(m.st.ids).write_i32(&all)?;
+                    m.state.get(m.st.wts).write_f32(&w)?;
+                }
                 ids = all[..k * keep].to_vec();
                 n_rows = keep;
                 pred = if lookahead && p + 1 < n_layer { m.state.get(m.st.pred).read_i32()? } else { Vec::new() };
