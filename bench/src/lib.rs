@@ -1,1 +1,9 @@
-//! Benchmarks live in benches/.
+//! bmoe's benchmark tools: the protocol driver behind the `bmoe-bench` binary (cells of
+//! `bmoe run` from measured conditions, interleaved, side by side with llama.cpp on mmap and
+//! fio), its RAM holder, and the statistics and plots of its report. The criterion sweeps
+//! are in `benches/`.
+
+pub mod hold;
+pub mod protocol;
+pub mod report;
+pub mod sys;

@@ -1,0 +1,573 @@
+//! The benchmark protocol: a matrix of cells (one knob moved at a time), each run from a
+//! measured condition (page cache dropped, MemAvailable back over a threshold within a bounded
+//! wait), interleaved round by round (A B A B) so drift does not pose as a difference, with the
+//! disk's reference (fio at the engine's request size and lanes) before and after.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+
+use crate::report::{self, CellSummary, TokenRow};
+use crate::sys::{self, DiskCounter};
+
+const MIB: f64 = (1u64 << 20) as f64;
+
+/// One configuration of the engine: `bmoe run` arguments added to the common ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cell {
+    pub name: String,
+    pub args: Vec<String>,
+}
+
+impl Cell {
+    /// `NAME=ARGS` (ARGS split on whitespace).
+    ///
+    /// # Errors
+    /// Without `=`, or with an empty name.
+    pub fn parse(spec: &str) -> anyhow::Result<Self> {
+        let (name, args) = spec.split_once('=').context("a cell is NAME=ARGS, e.g. big-cache=--cache-mb 6000")?;
+        if name.trim().is_empty() {
+            bail!("cell `{spec}`: empty name");
+        }
+        Ok(Self { name: name.trim().into(), args: args.split_whitespace().map(String::from).collect() })
+    }
+
+    /// Whether this cell runs llama.cpp rather than our decoder.
+    pub fn is_llama(&self) -> bool {
+        self.args.windows(2).any(|w| w[0] == "--engine" && w[1].starts_with("llama"))
+    }
+
+    /// Whether this cell is our decoder resident (the reference for the text).
+    pub fn is_resident(&self) -> bool {
+        self.args.windows(2).any(|w| w[0] == "--moe-stream" && w[1] == "off")
+    }
+}
+
+/// The cells every protocol has unless told otherwise.
+pub fn default_cells() -> Vec<Cell> {
+    [
+        ("llama-mmap", "--engine llama"),
+        ("resident", "--moe-stream off"),
+        ("stream-nocache", "--cache-mb 0"),
+        ("stream-auto", "--cache-mb auto"),
+        ("overlap", "--cache-mb auto --overlap"),
+    ]
+    .iter()
+    .map(|(n, a)| Cell::parse(&format!("{n}={a}")).expect("valid"))
+    .collect()
+}
+
+/// The disk reference: fio random reads at the engine's request size and lanes.
+#[derive(Clone, Debug)]
+pub struct Fio {
+    pub block: u64,
+    pub depth: usize,
+    pub seconds: u32,
+}
+
+impl Fio {
+    /// MiB/s of O_DIRECT random reads over `file`.
+    ///
+    /// # Errors
+    /// fio missing or failing, or its JSON not as expected.
+    pub fn measure(&self, file: &Path) -> anyhow::Result<f64> {
+        let out = Command::new("fio")
+            .args([
+                "--name=ref",
+                &format!("--filename={}", file.display()),
+                "--rw=randread",
+                "--randrepeat=0",
+                "--direct=1",
+                "--ioengine=io_uring",
+                &format!("--bs={}", self.block),
+                &format!("--iodepth={}", self.depth),
+                &format!("--runtime={}", self.seconds),
+                "--time_based",
+                "--output-format=json",
+            ])
+            .stderr(Stdio::null())
+            .output()
+            .context("running fio (install it: apt-get install fio)")?;
+        if !out.status.success() {
+            bail!("fio failed: {}", out.status);
+        }
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).context("fio's JSON")?;
+        let kib = j["jobs"][0]["read"]["bw"].as_f64().context("fio JSON without jobs[0].read.bw")?;
+        Ok(kib / 1024.0)
+    }
+}
+
+/// What a protocol runs.
+#[derive(Clone, Debug)]
+pub struct Protocol {
+    /// The `bmoe` binary.
+    pub bmoe: PathBuf,
+    pub model: PathBuf,
+    /// Arguments of every cell (prompt, -n, sampling, threads…).
+    pub common: Vec<String>,
+    pub cells: Vec<Cell>,
+    pub rounds: usize,
+    pub out: PathBuf,
+    /// Drop the page cache before each cell.
+    pub drop_caches: bool,
+    /// Longest wait for MemAvailable to come back before a cell.
+    pub settle: Duration,
+    /// MemAvailable a cell waits for (bytes; default: the level after the first drop, less 256 MiB).
+    pub mem_threshold: Option<u64>,
+    pub fio: Option<Fio>,
+    /// How the protocol was started (for the report).
+    pub command_line: String,
+    /// What `--ram-gb` did, for the report.
+    pub ram_note: String,
+}
+
+/// One cell's one round.
+#[derive(Clone, Debug, Default)]
+pub struct CellRun {
+    pub cell: usize,
+    pub round: usize,
+    pub error: Option<String>,
+    pub waited_s: f64,
+    pub gave_up_waiting: bool,
+    pub mem_entry: Option<u64>,
+    pub mem_floor: Option<u64>,
+    pub summary: serde_json::Value,
+    pub tokens: Vec<TokenRow>,
+    /// The generated text's bytes.
+    pub text: Vec<u8>,
+    /// Bytes the block device read between the first token and the end.
+    pub disk_decode_bytes: Option<u64>,
+    pub wall_s: f64,
+}
+
+/// Everything a protocol measured.
+#[derive(Debug)]
+pub struct Outcome {
+    pub runs: Vec<CellRun>,
+    pub cells: Vec<CellSummary>,
+    pub fio_mib_s: Vec<f64>,
+    pub flags: Vec<String>,
+    pub notes: Vec<String>,
+    pub markdown: String,
+}
+
+impl Protocol {
+    /// Run every cell `rounds` times, interleaved, and write the CSVs, logs, summary and plots
+    /// under `out`. Progress goes to stderr.
+    ///
+    /// # Errors
+    /// If the output folder cannot be written or the engine cannot be started at all.
+    pub fn run(&self) -> anyhow::Result<Outcome> {
+        let cells_dir = self.out.join("cells");
+        std::fs::create_dir_all(&cells_dir).with_context(|| format!("creating {}", cells_dir.display()))?;
+        let mut notes = Vec::new();
+        let disk = DiskCounter::for_path(&self.model);
+        if disk.is_none() {
+            notes.push(format!("no block-device counter for {}: llama.cpp's bytes unmeasured", self.model.display()));
+        }
+        let mut fio_mib_s = Vec::new();
+        let mut fio_ref = |when: &str, notes: &mut Vec<String>| {
+            if let Some(f) = &self.fio {
+                eprintln!("bmoe-bench: fio reference ({when}): bs {} depth {} for {} s", f.block, f.depth, f.seconds);
+                match f.measure(&self.model) {
+                    Ok(v) => {
+                        eprintln!("bmoe-bench: fio {v:.0} MiB/s");
+                        fio_mib_s.push(v);
+                    }
+                    Err(e) => notes.push(format!("fio ({when}): {e:#}")),
+                }
+            }
+        };
+        fio_ref("start", &mut notes);
+        let mut threshold = self.mem_threshold;
+        if self.drop_caches {
+            if let Err(e) = sys::drop_caches() {
+                notes.push(format!("page cache not dropped ({e}): cells start from whatever is cached"));
+            }
+        }
+        if threshold.is_none() {
+            threshold = sys::mem_available().map(|m| m.saturating_sub(256 << 20));
+        }
+        let mut runs = Vec::new();
+        let total = self.rounds * self.cells.len();
+        for round in 0..self.rounds {
+            for (ci, cell) in self.cells.iter().enumerate() {
+                eprintln!(
+                    "bmoe-bench: [{}/{total}] round {} cell {} ({})",
+                    runs.len() + 1,
+                    round + 1,
+                    cell.name,
+                    cell.args.join(" ")
+                );
+                let r = self.run_cell(ci, round, disk.as_ref(), threshold, &cells_dir);
+                match &r.error {
+                    Some(e) => eprintln!("bmoe-bench:   failed: {e}"),
+                    None => eprintln!(
+                        "bmoe-bench:   {:.3} tok/s, {} decode tokens, {:.0} s",
+                        r.summary["tok/s"].as_f64().unwrap_or(f64::NAN),
+                        r.tokens.len(),
+                        r.wall_s
+                    ),
+                }
+                runs.push(r);
+            }
+        }
+        fio_ref("end", &mut notes);
+        let fio = report::median(&fio_mib_s);
+        let cells = self.summarise(&runs, fio);
+        let per_round_majflt: Vec<(String, Vec<f64>)> = self
+            .cells
+            .iter()
+            .enumerate()
+            .map(|(ci, c)| {
+                let v = runs
+                    .iter()
+                    .filter(|r| r.cell == ci && r.error.is_none())
+                    .filter_map(|r| r.summary["majflt/tok"].as_f64())
+                    .collect();
+                (c.name.clone(), v)
+            })
+            .collect();
+        let compute_by_k: Vec<(String, u32, f64)> = self
+            .cells
+            .iter()
+            .zip(&cells)
+            .filter_map(|(c, s)| {
+                let k = c.args.windows(2).find(|w| w[0] == "--n-expert-used")?.get(1)?.parse().ok()?;
+                Some((c.name.clone(), k, s.compute_ms?))
+            })
+            .collect();
+        let mut flags = report::flags(&per_round_majflt, &compute_by_k);
+        for r in runs.iter().filter(|r| r.gave_up_waiting) {
+            flags.push(format!(
+                "{} round {}: MemAvailable did not come back within {:.0} s (entered at {:.0} MiB)",
+                self.cells[r.cell].name,
+                r.round + 1,
+                self.settle.as_secs_f64(),
+                r.mem_entry.unwrap_or(0) as f64 / MIB
+            ));
+        }
+        let markdown = self.markdown(&runs, &cells, &fio_mib_s, &flags, &notes);
+        std::fs::write(self.out.join("summary.md"), &markdown)?;
+        std::fs::write(self.out.join("summary.csv"), report::csv(&cells))?;
+        let title =
+            format!("{} ({} rounds)", self.model.file_name().unwrap_or_default().to_string_lossy(), self.rounds);
+        std::fs::write(self.out.join("tok_s.svg"), report::bars_svg(&title, &cells))?;
+        let series: Vec<(String, Vec<f64>)> = runs
+            .iter()
+            .filter(|r| r.error.is_none())
+            .map(|r| {
+                (format!("{} r{}", self.cells[r.cell].name, r.round + 1), r.tokens.iter().map(|t| t.wall_ms).collect())
+            })
+            .collect();
+        std::fs::write(self.out.join("tokens.svg"), report::series_svg(&title, &series))?;
+        Ok(Outcome { runs, cells, fio_mib_s, flags, notes, markdown })
+    }
+
+    fn run_cell(
+        &self,
+        ci: usize,
+        round: usize,
+        disk: Option<&DiskCounter>,
+        threshold: Option<u64>,
+        dir: &Path,
+    ) -> CellRun {
+        let cell = &self.cells[ci];
+        let mut run = CellRun { cell: ci, round, ..CellRun::default() };
+        if self.drop_caches {
+            let _ = sys::drop_caches();
+        }
+        let t0 = Instant::now();
+        if let Some(th) = threshold {
+            while sys::mem_available().is_some_and(|m| m < th) {
+                if t0.elapsed() >= self.settle {
+                    run.gave_up_waiting = true;
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        }
+        run.waited_s = t0.elapsed().as_secs_f64();
+        run.mem_entry = sys::mem_available();
+        let stem = dir.join(format!("{}-r{}", cell.name, round + 1));
+        let csv = stem.with_extension("csv");
+        let started = Instant::now();
+        let result = self.spawn(cell, &csv, &stem.with_extension("log"), disk, &mut run);
+        run.wall_s = started.elapsed().as_secs_f64();
+        if let Err(e) = result {
+            run.error = Some(format!("{e:#}"));
+            return run;
+        }
+        let _ = std::fs::write(stem.with_extension("txt"), &run.text);
+        match std::fs::read_to_string(&csv).map_err(|e| e.to_string()).and_then(|t| report::parse_token_csv(&t)) {
+            Ok(t) => run.tokens = t,
+            Err(e) => run.error = Some(format!("{}: {e}", csv.display())),
+        }
+        run
+    }
+
+    fn spawn(
+        &self,
+        cell: &Cell,
+        csv: &Path,
+        log: &Path,
+        disk: Option<&DiskCounter>,
+        run: &mut CellRun,
+    ) -> anyhow::Result<()> {
+        let mut cmd = Command::new(&self.bmoe);
+        cmd.arg("run").arg("-m").arg(&self.model).args(&self.common).args(&cell.args);
+        cmd.arg("--csv").arg(csv).args(["--json", "--progress"]);
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("starting {}", self.bmoe.display()))?;
+        let mut log_file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        writeln!(log_file, "# {:?}", cmd)?;
+        // stderr: the log; the first token's line marks the end of prefill for the disk counter.
+        let at_first = Arc::new(Mutex::new(None::<u64>));
+        let stderr = child.stderr.take().expect("piped");
+        let (disk2, at2, name) = (disk.cloned(), at_first.clone(), cell.name.clone());
+        let n_predict = self.n_predict();
+        let errs = std::thread::spawn(move || {
+            let mut tail: Vec<String> = Vec::new();
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("\"phase\":\"prefill\"") {
+                    *at2.lock().expect("not poisoned") = disk2.as_ref().and_then(DiskCounter::read_bytes);
+                }
+                if let Some(i) = line.find("\"token\":") {
+                    let n: usize = line[i + 8..]
+                        .split(|c: char| !c.is_ascii_digit())
+                        .next()
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(0);
+                    if n > 0 && n % 32 == 0 {
+                        eprintln!(
+                            "bmoe-bench:   {name}: token {n}{}",
+                            n_predict.map(|t| format!("/{t}")).unwrap_or_default()
+                        );
+                    }
+                    continue;
+                }
+                let _ = writeln!(log_file, "{line}");
+                tail.push(line);
+                if tail.len() > 8 {
+                    tail.remove(0);
+                }
+            }
+            tail
+        });
+        // MemAvailable's floor while the cell runs.
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let floor = std::thread::spawn(move || {
+            let mut min = u64::MAX;
+            while !stop2.load(Ordering::Relaxed) {
+                min = min.min(sys::mem_available().unwrap_or(u64::MAX));
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            min
+        });
+        let mut stdout = Vec::new();
+        child.stdout.take().expect("piped").read_to_end(&mut stdout)?;
+        let status = child.wait()?;
+        stop.store(true, Ordering::Relaxed);
+        let min = floor.join().unwrap_or(u64::MAX);
+        run.mem_floor = (min != u64::MAX).then_some(min);
+        let tail = errs.join().unwrap_or_default();
+        let end = disk.and_then(DiskCounter::read_bytes);
+        if let (Some(a), Some(b)) = (*at_first.lock().expect("not poisoned"), end) {
+            run.disk_decode_bytes = Some(b.saturating_sub(a));
+        }
+        if !status.success() {
+            bail!("{status}: {}", tail.join(" | "));
+        }
+        // The text (bytes: a random-weight model's pieces need not be UTF-8), then the JSON line.
+        while stdout.last() == Some(&b'\n') {
+            stdout.pop();
+        }
+        let cut = stdout.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let last = String::from_utf8_lossy(&stdout[cut..]).into_owned();
+        run.summary = serde_json::from_str(&last).with_context(|| format!("the engine's JSON summary: {last:?}"))?;
+        stdout.truncate(cut);
+        run.text = stdout;
+        Ok(())
+    }
+
+    fn n_predict(&self) -> Option<usize> {
+        self.common.windows(2).rev().find(|w| w[0] == "-n" || w[0] == "--n-predict").and_then(|w| w[1].parse().ok())
+    }
+
+    fn summarise(&self, runs: &[CellRun], fio: Option<f64>) -> Vec<CellSummary> {
+        let reference = self.cells.iter().position(Cell::is_resident);
+        let ok = |ci: usize| runs.iter().filter(move |r| r.cell == ci && r.error.is_none());
+        let mut out: Vec<CellSummary> = Vec::new();
+        for (ci, cell) in self.cells.iter().enumerate() {
+            let f = |key: &str| ok(ci).filter_map(|r| r.summary[key].as_f64()).collect::<Vec<_>>();
+            let tokens: Vec<&TokenRow> = ok(ci).flat_map(|r| &r.tokens).collect();
+            let col = |g: fn(&TokenRow) -> Option<f64>| {
+                report::median(&tokens.iter().filter_map(|t| g(t)).collect::<Vec<_>>())
+            };
+            let wall: Vec<f64> = tokens.iter().map(|t| t.wall_ms).collect();
+            let engine_mib: Vec<f64> = ok(ci)
+                .filter(|r| !r.tokens.is_empty() && r.tokens.iter().all(|t| t.read_bytes.is_some()))
+                .map(|r| r.tokens.iter().filter_map(|t| t.read_bytes).sum::<u64>() as f64 / MIB / r.tokens.len() as f64)
+                .collect();
+            let disk_mib: Vec<f64> = ok(ci)
+                .filter(|r| !r.tokens.is_empty())
+                .filter_map(|r| Some(r.disk_decode_bytes? as f64 / MIB / r.tokens.len() as f64))
+                .collect();
+            let (mib, source) = match (report::median(&engine_mib), report::median(&disk_mib)) {
+                (Some(m), _) => (Some(m), "engine"),
+                (None, Some(d)) => (Some(d), "disk"),
+                _ => (None, ""),
+            };
+            let text_identical = match reference {
+                Some(r) if r != ci && !cell.is_llama() => {
+                    let pairs: Vec<bool> =
+                        ok(ci).filter_map(|a| ok(r).find(|b| b.round == a.round).map(|b| b.text == a.text)).collect();
+                    (!pairs.is_empty()).then(|| pairs.iter().all(|&b| b))
+                }
+                _ => None,
+            };
+            out.push(CellSummary {
+                name: cell.name.clone(),
+                runs: runs.iter().filter(|r| r.cell == ci).count(),
+                failed: runs.iter().filter(|r| r.cell == ci && r.error.is_some()).count(),
+                tok_s: report::median(&f("tok/s")),
+                p5_ms: report::quantile(&wall, 0.05),
+                median_ms: report::median(&wall),
+                p95_ms: report::quantile(&wall, 0.95),
+                mib_per_token: mib,
+                bytes_source: source,
+                hit_pct: report::median(&f("cache_hit_pct")),
+                majflt_per_token: report::median(&f("majflt/tok")),
+                stall_ms: col(|t| t.stall_ms),
+                compute_ms: col(|t| t.compute_ms),
+                manage_ms: col(|t| t.manage_ms),
+                peak_rss_mib: f("max_rss_MiB").into_iter().reduce(f64::max),
+                mem_floor_mib: ok(ci).filter_map(|r| r.mem_floor).min().map(|m| m as f64 / MIB),
+                lower_bound_ms: None,
+                text_identical,
+            });
+        }
+        // Lower bounds: a cell's missed bytes at fio's rate, or its compute; a cell that does not
+        // report compute (llama.cpp) takes the least compute any of our cells measured.
+        let least_compute = out.iter().filter_map(|c| c.compute_ms).reduce(f64::min);
+        for c in &mut out {
+            if let (Some(fio), Some(mib)) = (fio, c.mib_per_token) {
+                if let Some(compute) = c.compute_ms.or(least_compute) {
+                    c.lower_bound_ms = Some(report::lower_bound_ms(mib, fio, compute));
+                }
+            }
+        }
+        out
+    }
+
+    fn markdown(
+        &self,
+        runs: &[CellRun],
+        cells: &[CellSummary],
+        fio: &[f64],
+        flags: &[String],
+        notes: &[String],
+    ) -> String {
+        let size = std::fs::metadata(&self.model).map(|m| m.len()).unwrap_or(0);
+        let mut s = format!(
+            "### bmoe-bench protocol, {}\n\n- machine: {}\n- model: `{}` ({:.2} GB)\n- command: `{}`\n- common arguments: `{}`\n- RAM: {}\n",
+            utc_now(),
+            sys::machine(),
+            self.model.display(),
+            size as f64 / 1e9,
+            self.command_line,
+            self.common.join(" "),
+            self.ram_note,
+        );
+        if let Some(f) = &self.fio {
+            let list: Vec<String> = fio.iter().map(|v| format!("{v:.0}")).collect();
+            s += &format!(
+                "- disk reference: fio randread O_DIRECT io_uring bs {} depth {}, {} s: {} MiB/s (start, end); lower bound = max(MiB/token ÷ median fio, compute ms/token)\n",
+                f.block,
+                f.depth,
+                f.seconds,
+                list.join(", ")
+            );
+        }
+        let mems: Vec<f64> = runs.iter().filter_map(|r| r.mem_entry).map(|m| m as f64 / MIB).collect();
+        if let (Some(lo), Some(hi)) = (report::quantile(&mems, 0.0), report::quantile(&mems, 1.0)) {
+            s += &format!("- MemAvailable at cell entry: {lo:.0}..{hi:.0} MiB\n");
+        }
+        s += &format!("- rounds: {} (cells interleaved in each round)\n\n", self.rounds);
+        s += &report::markdown_table(cells);
+        s += "\nCells:\n";
+        for c in &self.cells {
+            s += &format!("- `{}`: `{}`\n", c.name, c.args.join(" "));
+        }
+        if !flags.is_empty() || !notes.is_empty() {
+            s += "\nFlags and notes:\n";
+            for f in flags.iter().chain(notes) {
+                s += &format!("- {f}\n");
+            }
+        }
+        s += "\nRuns (in order):\n\n| cell | round | tok/s | waited s | MemAvailable at entry MiB | wall s | error |\n|---|---|---|---|---|---|---|\n";
+        for r in runs {
+            s += &format!(
+                "| {} | {} | {} | {:.1}{} | {:.0} | {:.0} | {} |\n",
+                self.cells[r.cell].name,
+                r.round + 1,
+                r.summary["tok/s"].as_f64().map_or("–".into(), |v| format!("{v:.3}")),
+                r.waited_s,
+                if r.gave_up_waiting { " (gave up)" } else { "" },
+                r.mem_entry.unwrap_or(0) as f64 / MIB,
+                r.wall_s,
+                r.error.as_deref().unwrap_or("")
+            );
+        }
+        s
+    }
+}
+
+/// `YYYY-MM-DD HH:MM UTC` without a date crate.
+fn utc_now() -> String {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (t.div_euclid(86400), t.rem_euclid(86400));
+    // Civil-from-days (H. Hinnant).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_parse_and_classify() {
+        let c = Cell::parse("big = --cache-mb 6000  --overlap").unwrap();
+        assert_eq!(c, Cell { name: "big".into(), args: vec!["--cache-mb".into(), "6000".into(), "--overlap".into()] });
+        assert!(Cell::parse("no-equals").is_err());
+        assert!(Cell::parse("=--overlap").is_err());
+        let d = default_cells();
+        assert!(d[0].is_llama() && !d[0].is_resident());
+        assert!(d[1].is_resident() && !d[1].is_llama());
+        assert!(!d[2].is_llama() && !d[2].is_resident());
+    }
+
+    #[test]
+    fn utc_date_is_civil() {
+        let s = utc_now();
+        assert!(s.len() == 20 && s.ends_with(" UTC") && s.starts_with("20"), "{s}");
+    }
+}
