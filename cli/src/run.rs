@@ -495,7 +495,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 writeln!(f, "# {k} {v}")?;
             }
             writeln!(f, "# prompt_tokens {}", prompt.len())?;
-            writeln!(f, "token,phase,wall_ms,io_ms,stall_ms,manage_ms,compute_ms,read_bytes,hit_pct,majflt")?;
+            writeln!(
+                f,
+                "token,phase,wall_ms,io_ms,stall_ms,manage_ms,compute_ms,read_bytes,spec_bytes,hit_pct,majflt"
+            )?;
             Some(f)
         }
         None => None,
@@ -678,20 +681,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let acc = (p.real_with_prediction > 0)
                     .then(|| 100.0 * p.predicted_real as f64 / p.real_with_prediction as f64);
                 let useful = (p.spec_entries > 0).then(|| 100.0 * p.spec_useful as f64 / p.spec_entries as f64);
-                let off = match &runner {
-                    Runner::Stream(d) => d.provider().lookahead().1.map(str::to_string),
-                    _ => None,
+                let (off, layers) = match &runner {
+                    Runner::Stream(d) => {
+                        (d.provider().lookahead().1.map(str::to_string), d.provider().lookahead_layers().to_vec())
+                    }
+                    _ => (None, Vec::new()),
                 };
+                let by_layer: Vec<Option<f64>> = layers.iter().map(|l| l.accuracy_pct()).collect();
+                let mut sorted: Vec<f64> = by_layer.iter().flatten().copied().collect();
+                sorted.sort_by(f64::total_cmp);
+                let spread = match (sorted.first(), sorted.get(sorted.len() / 2), sorted.last()) {
+                    (Some(lo), Some(mid), Some(hi)) => {
+                        format!(" (per layer min/median/max {lo:.0}/{mid:.0}/{hi:.0} %)")
+                    }
+                    _ => String::new(),
+                };
+                let n_off = layers.iter().filter(|l| l.off).count();
                 eprintln!(
-                    "moe-overlap: stall {:.4} s/token; look-ahead accuracy {}, speculative {:.1} MiB ({} entries, {} \
-                     useful){}",
+                    "moe-overlap: stall {:.4} s/token; look-ahead accuracy {}{spread}, speculative {:.1} MiB ({} \
+                     entries, {} useful); reads off in {n_off} of {} layers{}",
                     if steps > 0 { decode.io_s / steps as f64 } else { 0.0 },
                     acc.map_or("unmeasured".into(), |a| format!("{a:.1} %")),
                     mib(p.spec_bytes),
                     p.spec_entries,
                     useful.map_or("unmeasured".into(), |u| format!("{u:.1} %")),
+                    layers.len(),
                     off.map_or(String::new(), |why| format!("; look-ahead switched off: {why}")),
                 );
+                summary.insert("lookahead_accuracy_by_layer".into(), json!(by_layer));
+                summary.insert("lookahead_layers_off".into(), json!(n_off));
                 summary.insert("lookahead_accuracy_pct".into(), acc.map_or(serde_json::Value::Null, |a| json!(a)));
                 summary.insert("spec_MiB".into(), json!(mib(p.spec_bytes)));
                 summary.insert("spec_useful_pct".into(), useful.map_or(serde_json::Value::Null, |u| json!(u)));
@@ -766,6 +784,8 @@ struct Row {
     manage_s: Option<f64>,
     compute_s: Option<f64>,
     read_bytes: Option<u64>,
+    /// Of which read speculatively (look-ahead).
+    spec_bytes: Option<u64>,
     hits: Option<u64>,
     misses: Option<u64>,
     routed_bytes: Option<u64>,
@@ -781,6 +801,7 @@ impl Row {
             manage_s: pb.map(|p| p.manage_s - pa.manage_s),
             compute_s: b.compute_s.map(|c| c - a.compute_s.unwrap_or(0.0)),
             read_bytes: pb.map(|p| p.bytes_read - pa.bytes_read),
+            spec_bytes: pb.map(|p| p.spec_bytes - pa.spec_bytes),
             hits: pb.map(|p| p.hits - pa.hits),
             misses: pb.map(|p| p.misses - pa.misses),
             routed_bytes: pb.map(|p| p.routed_bytes - pa.routed_bytes),
@@ -798,20 +819,22 @@ impl Row {
         json!({
             "token": index, "phase": phase, "wall_ms": self.wall_s * 1e3, "io_ms": ms(self.io_s),
             "stall_ms": ms(self.io_s), "manage_ms": ms(self.manage_s), "compute_ms": ms(self.compute_s),
-            "read_bytes": self.read_bytes, "hit_pct": self.hit_pct(), "majflt": self.majflt,
+            "read_bytes": self.read_bytes, "spec_bytes": self.spec_bytes, "hit_pct": self.hit_pct(),
+            "majflt": self.majflt,
         })
     }
 
     fn csv(&self, index: usize, phase: &str) -> String {
         let f = |x: Option<f64>| x.map_or("unmeasured".to_string(), |v| format!("{:.3}", v * 1e3));
         format!(
-            "{index},{phase},{:.3},{},{},{},{},{},{},{}",
+            "{index},{phase},{:.3},{},{},{},{},{},{},{},{}",
             self.wall_s * 1e3,
             f(self.io_s),
             f(self.io_s),
             f(self.manage_s),
             f(self.compute_s),
             self.read_bytes.map_or("unmeasured".into(), |b| b.to_string()),
+            self.spec_bytes.map_or("unmeasured".into(), |b| b.to_string()),
             self.hit_pct().map_or("unmeasured".into(), |h| format!("{h:.1}")),
             self.majflt
         )

@@ -66,6 +66,36 @@ pub struct StreamStats {
     pub real_with_prediction: u64,
 }
 
+/// One layer's look-ahead figures (decode).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerLookahead {
+    /// Real routed experts of this layer's steps that had a prediction, and how many were
+    /// predicted.
+    pub real_with_prediction: u64,
+    pub predicted_real: u64,
+    /// Entries read speculatively for this layer, and how many a real routing then used.
+    pub spec_entries: u64,
+    pub spec_useful: u64,
+    /// This layer's speculative reads switched off by the rule (its predictions are still
+    /// scored).
+    pub off: bool,
+}
+
+impl LayerLookahead {
+    /// Share of the real routed experts that were predicted, %.
+    pub fn accuracy_pct(&self) -> Option<f64> {
+        (self.real_with_prediction > 0).then(|| 100.0 * self.predicted_real as f64 / self.real_with_prediction as f64)
+    }
+}
+
+/// The look-ahead rule: a layer's speculative reads stay on while at least a quarter of the
+/// entries they read are then used, judged once it has read this many; the whole look-ahead
+/// (the predictions too) goes off when every predicted layer is off, or when the model as a whole has
+/// read [`LOOKAHEAD_JUDGE_MODEL`] entries at under a quarter useful.
+pub const LOOKAHEAD_JUDGE_LAYER: u64 = 16;
+/// See [`LOOKAHEAD_JUDGE_LAYER`].
+pub const LOOKAHEAD_JUDGE_MODEL: u64 = 64;
+
 /// The layout of one projection in a slot.
 #[derive(Clone, Copy, Debug)]
 struct Region {
@@ -116,6 +146,8 @@ pub struct StreamingExperts {
     speculative: HashSet<EntryId>,
     /// The last prediction per layer (decode).
     predicted: Vec<Vec<u32>>,
+    /// Per layer look-ahead figures and switches.
+    la_layers: Vec<LayerLookahead>,
 }
 
 fn region_bytes(len: u64) -> usize {
@@ -168,6 +200,7 @@ impl StreamingExperts {
         s.k = k;
         s.lookahead = opts.lookahead;
         s.predicted = vec![Vec::new(); index.layers.len()];
+        s.la_layers = vec![LayerLookahead::default(); index.layers.len()];
         s.whole_blocks = whole_blocks;
         s.direct_requested = opts.io.direct;
         Ok(s)
@@ -233,6 +266,7 @@ impl StreamingExperts {
             inflight: HashMap::new(),
             speculative: HashSet::new(),
             predicted: vec![Vec::new(); n_entries],
+            la_layers: vec![LayerLookahead::default(); n_entries],
         })
     }
 
@@ -359,6 +393,11 @@ impl StreamingExperts {
     pub fn lookahead(&self) -> (bool, Option<&str>) {
         (self.lookahead, self.lookahead_off.as_deref())
     }
+
+    /// Per layer look-ahead figures (decode), one per MoE layer.
+    pub fn lookahead_layers(&self) -> &[LayerLookahead] {
+        &self.la_layers[..self.layout.len()]
+    }
 }
 
 fn open_all(engine: &ReadEngine, paths: &[PathBuf]) -> Result<Vec<FileId>> {
@@ -405,8 +444,12 @@ unsafe impl ExpertProvider for StreamingExperts {
         }
         if self.phase == Phase::Decode && !self.predicted[layer as usize].is_empty() {
             let pred = std::mem::take(&mut self.predicted[layer as usize]);
+            let hit = experts.iter().filter(|e| pred.contains(e)).count() as u64;
             self.stats.real_with_prediction += experts.len() as u64;
-            self.stats.predicted_real += experts.iter().filter(|e| pred.contains(e)).count() as u64;
+            self.stats.predicted_real += hit;
+            let la = &mut self.la_layers[layer as usize];
+            la.real_with_prediction += experts.len() as u64;
+            la.predicted_real += hit;
         }
         self.cache.begin_layer(Position { phase: self.phase, token: self.token, layer });
         let geom_id = |c: &ExpertCache, e: u32| {
@@ -423,6 +466,7 @@ unsafe impl ExpertProvider for StreamingExperts {
                 misses.push(a);
             } else if self.speculative.remove(&id) {
                 self.stats.spec_useful += 1;
+                self.la_layers[layer as usize].spec_useful += 1;
             }
             ids.push(id);
             self.pinned.push(id);
@@ -550,6 +594,9 @@ unsafe impl ExpertProvider for StreamingExperts {
         let t0 = Instant::now();
         let io_before = self.stats.io_s;
         self.predicted[layer as usize] = experts.to_vec();
+        if self.la_layers[layer as usize].off {
+            return;
+        }
         let mut reqs = Vec::new();
         let mut owners = Vec::new();
         for (rank, &e) in experts.iter().enumerate() {
@@ -588,6 +635,7 @@ unsafe impl ExpertProvider for StreamingExperts {
                     }
                     let bytes: u64 = reqs.iter().map(|r| r.len as u64).sum();
                     self.stats.spec_entries += owners.len() as u64;
+                    self.la_layers[layer as usize].spec_entries += owners.len() as u64;
                     self.stats.spec_bytes += bytes;
                     self.stats.bytes_read += bytes;
                     metrics::counter!("bmoe_expert_spec_bytes_total").increment(bytes);
@@ -603,15 +651,32 @@ unsafe impl ExpertProvider for StreamingExperts {
     }
 
     fn begin_step(&mut self, prefill: bool) {
-        // The rule: look-ahead stays on while at least a quarter of what it reads is used;
-        // judged once 64 speculative entries have been read.
-        if self.lookahead && self.stats.spec_entries >= 64 && self.stats.spec_useful * 4 < self.stats.spec_entries {
-            self.lookahead = false;
-            self.lookahead_off = Some(format!(
-                "useful share {:.0} % < 25 % after {} speculative entries",
-                100.0 * self.stats.spec_useful as f64 / self.stats.spec_entries as f64,
-                self.stats.spec_entries
-            ));
+        // The rule (see LOOKAHEAD_JUDGE_LAYER): per layer, then for the model.
+        if self.lookahead {
+            let n = self.layout.len();
+            for la in &mut self.la_layers[..n] {
+                if !la.off && la.spec_entries >= LOOKAHEAD_JUDGE_LAYER && la.spec_useful * 4 < la.spec_entries {
+                    la.off = true;
+                }
+            }
+            let st = &self.stats;
+            if st.spec_entries >= LOOKAHEAD_JUDGE_MODEL && st.spec_useful * 4 < st.spec_entries {
+                self.lookahead = false;
+                self.lookahead_off = Some(format!(
+                    "useful share {:.0} % < 25 % after {} speculative entries",
+                    100.0 * st.spec_useful as f64 / st.spec_entries as f64,
+                    st.spec_entries
+                ));
+            } else if self.la_layers[..n].iter().any(|la| la.off)
+                && self.la_layers[..n].iter().filter(|la| la.real_with_prediction > 0).all(|la| la.off)
+            {
+                self.lookahead = false;
+                self.lookahead_off = Some(format!(
+                    "every layer's useful share < 25 % (after {} speculative entries, {:.0} % useful)",
+                    st.spec_entries,
+                    100.0 * st.spec_useful as f64 / st.spec_entries.max(1) as f64
+                ));
+            }
         }
         self.phase = if prefill { Phase::Prefill } else { Phase::Decode };
         self.token += 1;

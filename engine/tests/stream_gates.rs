@@ -330,6 +330,7 @@ fn lookahead_streams_the_same_bits() {
         assert!(st.real_with_prediction > 0, "{what}: no decode layer had a prediction");
         if (12.0..32.0).contains(&budget) {
             assert!(st.spec_entries > 0, "{what}: nothing was read ahead");
+            assert!(d.provider().lookahead().0, "{what}: useful predictions keep look-ahead on");
         }
         eprintln!(
             "{what}: predicted {}/{} routed, speculative {} entries ({} useful)",
@@ -394,4 +395,198 @@ fn route_replay_routes_decode_as_the_trace_says() {
     let k1 = RouteReplay::from_trace(&replay_trace(2, 1), "k1").unwrap();
     let e = res.set_route_replay(Some(k1)).unwrap_err().to_string();
     assert!(e.contains("top-1") && e.contains("--n-expert-used 1"), "{e}");
+}
+
+/// Greedy: the prompt, then `n` single-token steps; every step's logits, as bits.
+fn decode_bits<P: ExpertProvider>(d: &mut Decoder<P>, n: usize) -> Vec<Vec<u32>> {
+    let mut l = d.forward(&PROMPT, Logits::Last).unwrap();
+    let mut out = vec![l.iter().map(|x| x.to_bits()).collect::<Vec<_>>()];
+    for _ in 0..n {
+        let t = (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as i32;
+        l = d.forward(&[t], Logits::Last).unwrap();
+        out.push(l.iter().map(|x| x.to_bits()).collect());
+    }
+    out
+}
+
+#[test]
+fn lookahead_switches_itself_off_when_predictions_are_useless() {
+    use bmoe_engine::decoder::RouteReplay;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    // Every decode step routes experts 0 and 1 of every layer: the routers' predictions (on
+    // the real hidden states) are right by chance only (2 of 8) and read other experts, which
+    // no step then uses.
+    let mut text = format!(
+        "# route_trace v1\n# model=tiny arch=qwen3moe n_layer=4 n_expert=8 n_expert_used=2\n{}\n{}\n",
+        (0..4).map(|l| format!("# layer={l} expert_bytes=4096 dense_bytes=1")).collect::<Vec<_>>().join("\n"),
+        bmoe_engine::cache::trace::CSV_HEADER
+    );
+    for l in 0..4 {
+        text += &format!("0,1,0,{l},0,0,0.6,0,0\n0,1,0,{l},1,1,0.4,0,0\n");
+    }
+    let trace = bmoe_engine::cache::trace::RouteTrace::parse(text.as_bytes(), "fixed").unwrap();
+    let replay = RouteReplay::from_trace(&trace, "fixed").unwrap();
+    let mut res = Decoder::open_resident(&path, opts()).unwrap();
+    res.set_route_replay(Some(replay.clone())).unwrap();
+    let want = decode_bits(&mut res, 48);
+
+    let mut d = streamer_la(&path, 4.0, BackendKind::Uring, 4, true, true);
+    d.set_route_replay(Some(replay)).unwrap();
+    assert!(decode_bits(&mut d, 48) == want, "look-ahead changed the bits");
+    let s = d.provider();
+    let st = s.stats();
+    let (on, why) = s.lookahead();
+    let layers = s.lookahead_layers();
+    eprintln!("{st:?}\n{why:?}\n{layers:?}");
+    assert!(st.spec_entries >= bmoe_engine::stream::LOOKAHEAD_JUDGE_LAYER, "too little was read ahead");
+    assert!(st.spec_useful * 4 < st.spec_entries, "the predictions were meant to be useless");
+    assert!(!on, "look-ahead stayed on at {} of {} useful", st.spec_useful, st.spec_entries);
+    assert!(why.unwrap().contains("< 25 %"));
+    assert!(layers.iter().any(|l| l.off), "no layer's reads were switched off: {layers:?}");
+    for l in layers.iter().filter(|l| l.off) {
+        assert!(l.spec_entries >= bmoe_engine::stream::LOOKAHEAD_JUDGE_LAYER && l.spec_useful * 4 < l.spec_entries);
+    }
+    assert_eq!(layers[0].real_with_prediction, 0, "layer 0 is never predicted");
+}
+
+/// The streamer, noting which pushed reads each `prefetch` (look-ahead) issued and in which
+/// decode step.
+struct Spy {
+    inner: StreamingExperts,
+    log: Arc<std::sync::Mutex<Vec<bmoe_uring_io::Op>>>,
+    decode_step: Option<u32>,
+    /// (decode step, layer, ordinals of the reads pushed, 1-based).
+    spec: Vec<(u32, u32, std::ops::Range<u64>)>,
+}
+
+// SAFETY: every call is the streamer's own; the spy only counts.
+unsafe impl ExpertProvider for Spy {
+    fn acquire(
+        &mut self,
+        layer: u32,
+        experts: &[u32],
+        out: &mut Vec<[*const u8; 3]>,
+    ) -> bmoe_engine::decoder::Result<()> {
+        self.inner.acquire(layer, experts, out)
+    }
+    fn release(&mut self, layer: u32) {
+        self.inner.release(layer);
+    }
+    fn capacity(&self) -> usize {
+        self.inner.capacity()
+    }
+    fn begin_step(&mut self, prefill: bool) {
+        if !prefill {
+            self.decode_step = Some(self.decode_step.map_or(0, |s| s + 1));
+        }
+        self.inner.begin_step(prefill);
+    }
+    fn counters(&self) -> Option<bmoe_engine::decoder::ProviderCounters> {
+        self.inner.counters()
+    }
+    fn stacks(&self, layer: u32) -> Option<[bmoe_engine::decoder::Stack; 3]> {
+        self.inner.stacks(layer)
+    }
+    fn wants_lookahead(&self) -> bool {
+        self.inner.wants_lookahead()
+    }
+    fn prefetch(&mut self, layer: u32, experts: &[u32]) {
+        let a = self.log.lock().unwrap().len() as u64;
+        self.inner.prefetch(layer, experts);
+        let b = self.log.lock().unwrap().len() as u64;
+        self.spec.push((self.decode_step.expect("decode"), layer, a + 1..b + 1));
+    }
+}
+
+#[test]
+fn eio_on_a_speculative_read_fails_only_when_the_entry_is_needed_and_cannot_be_reread() {
+    use bmoe_uring_io::fault::{Fault, FaultBackend};
+    use bmoe_uring_io::{backend::pread::PreadBackend, ReadEngine};
+    const N: usize = 24;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let index = ModelIndex::open(&path).unwrap();
+    let want = decode_bits(&mut Decoder::open_resident(&path, opts()).unwrap(), N);
+    let slot = bmoe_engine::stream::slot_layout_bytes(&index.layers) as f64;
+    let build = |plan: Vec<(u64, Fault)>| -> Decoder<Spy> {
+        let so = StreamOptions {
+            budget_bytes: (5.0 * slot) as u64,
+            policy: CachePolicy::DEFAULT,
+            io: EngineOptions { backend: BackendKind::Pread, lanes: 8, register: false, direct: true },
+            n_expert_used: None,
+            lookahead: true,
+        };
+        let log = Arc::new(std::sync::Mutex::new(None));
+        let log2 = log.clone();
+        let s = StreamingExperts::with_engine_builder(&index, so, move |pool, direct| {
+            // 8 lanes: no decode batch (at most 2 entries × 3 reads) waits for a lane, so the
+            // ordinals of the reads pushed are the program's order, the same in every run.
+            let fb = FaultBackend::new(Box::new(PreadBackend::new(pool.clone(), 8).unwrap()), plan);
+            *log2.lock().unwrap() = Some(fb.log());
+            ReadEngine::with_backend(pool, Box::new(fb), 8, direct, "fault".into())
+        })
+        .unwrap();
+        let log = log.lock().unwrap().take().unwrap();
+        let spy = Spy { inner: s, log, decode_step: None, spec: Vec::new() };
+        let map = Arc::new(Mapping::open(&index.file).unwrap());
+        Decoder::new(&index, map, spy, opts()).unwrap()
+    };
+    // The expert an op reads: the slice that starts in the op's first block.
+    let expert_of = |layer: u32, op: &bmoe_uring_io::Op| -> u32 {
+        let l = &index.layers[layer as usize];
+        (0..l.tensors.len())
+            .flat_map(|i| (0..l.n_expert).map(move |e| (i, e)))
+            .find(|&(i, e)| (op.offset..op.offset + 4096).contains(&l.range(i, e).offset))
+            .expect("the op reads an expert slice of its layer")
+            .1
+    };
+
+    // Fault-free: which speculative reads a real routing then used, and which it did not.
+    let mut d = build(Vec::new());
+    d.record_routes(true);
+    assert!(decode_bits(&mut d, N) == want);
+    let routes = d.take_routes();
+    let (mut wasted, mut needed) = (None, None);
+    {
+        let spy = d.provider();
+        let log = spy.log.lock().unwrap();
+        for (step, layer, ops) in &spy.spec {
+            let real = routes.iter().find(|r| !r.prefill && r.step == *step && r.layer == *layer).unwrap();
+            for n in ops.clone() {
+                let e = expert_of(*layer, &log[n as usize - 1]);
+                let used = real.experts.iter().any(|x| x.0 == e);
+                let pick = if used { &mut needed } else { &mut wasted };
+                pick.get_or_insert((n, log[n as usize - 1].offset));
+            }
+        }
+    }
+    let (wasted, needed) = (wasted.expect("a wasted speculative read"), needed.expect("a used speculative read"));
+
+    // EIO on a speculative read no step used: nothing happens to the output.
+    let op_at = |d: &Decoder<Spy>, n: u64| d.provider().log.lock().unwrap()[n as usize - 1].offset;
+    let mut d = build(vec![(wasted.0, Fault::Errno(libc::EIO))]);
+    assert!(decode_bits(&mut d, N) == want, "a failed unused speculative read changed the output");
+    assert_eq!(op_at(&d, wasted.0), wasted.1, "the fault hit the same read as the fault-free run made");
+    // EIO on one a step needed: the entry is read again, the output is the same.
+    let mut d = build(vec![(needed.0, Fault::Errno(libc::EIO))]);
+    assert!(decode_bits(&mut d, N) == want, "a failed needed speculative read was not read again");
+    assert_eq!(op_at(&d, needed.0), needed.1);
+    let reread = {
+        let log = d.provider().log.lock().unwrap();
+        log.iter().enumerate().skip(needed.0 as usize).find(|(_, op)| op.offset == needed.1).unwrap().0 as u64 + 1
+    };
+    // And when the re-read fails too, the generation fails as any failed read does.
+    let mut d = build(vec![(needed.0, Fault::Errno(libc::EIO)), (reread, Fault::Errno(libc::EIO))]);
+    let mut l = d.forward(&PROMPT, Logits::Last).unwrap();
+    let err = loop {
+        let t = (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as i32;
+        match d.forward(&[t], Logits::Last) {
+            Ok(next) => l = next,
+            Err(e) => break e.to_string(),
+        }
+    };
+    // The error names the slice asked for, which starts in the failed read's first block.
+    let at: u64 = err.split("offset ").nth(1).and_then(|r| r.split(':').next()).unwrap().parse().unwrap();
+    assert!(err.contains("m.gguf") && (needed.1..needed.1 + 4096).contains(&at), "{err}");
 }
