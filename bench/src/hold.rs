@@ -84,6 +84,12 @@ impl RamHold {
         Ok(Self { locked: rest == "true", child, bytes })
     }
 
+    /// Whether the helper still holds its memory (it may have been killed, e.g. by the OOM
+    /// killer, which would make later cells run with more RAM than asked).
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// The helper's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

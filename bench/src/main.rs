@@ -199,7 +199,11 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         command_line: command_line.join(" "),
         ram_note,
     };
-    let outcome = p.run()?;
+    let mut check = || {
+        let gone = _hold.as_mut().is_some_and(|h| !h.alive());
+        gone.then(|| "the RAM holder is gone: RAM was no longer limited".to_string())
+    };
+    let outcome = p.run(&mut check)?;
     println!("{}", outcome.markdown);
     eprintln!("bmoe-bench: wrote {}/summary.md, summary.csv, tok_s.svg, tokens.svg and cells/", out.display());
     Ok(())

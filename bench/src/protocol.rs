@@ -51,7 +51,7 @@ impl Cell {
 /// The cells every protocol has unless told otherwise.
 pub fn default_cells() -> Vec<Cell> {
     [
-        ("llama-mmap", "--engine llama"),
+        ("llama-mmap", "--engine llama-plain"),
         ("resident", "--moe-stream off"),
         ("stream-nocache", "--cache-mb 0"),
         ("stream-auto", "--cache-mb auto"),
@@ -126,6 +126,10 @@ pub struct Protocol {
     pub ram_note: String,
 }
 
+/// Something the protocol checks before each cell (the RAM holder being alive, say):
+/// `None` if fine, else what is wrong (recorded as a flag on the run).
+pub type Check<'a> = &'a mut dyn FnMut() -> Option<String>;
+
 /// One cell's one round.
 #[derive(Clone, Debug, Default)]
 pub struct CellRun {
@@ -143,6 +147,8 @@ pub struct CellRun {
     /// Bytes the block device read between the first token and the end.
     pub disk_decode_bytes: Option<u64>,
     pub wall_s: f64,
+    /// What the protocol's check found wrong after the run, if anything.
+    pub check: Option<String>,
 }
 
 /// Everything a protocol measured.
@@ -162,7 +168,7 @@ impl Protocol {
     ///
     /// # Errors
     /// If the output folder cannot be written or the engine cannot be started at all.
-    pub fn run(&self) -> anyhow::Result<Outcome> {
+    pub fn run(&self, check: Check<'_>) -> anyhow::Result<Outcome> {
         let cells_dir = self.out.join("cells");
         std::fs::create_dir_all(&cells_dir).with_context(|| format!("creating {}", cells_dir.display()))?;
         let mut notes = Vec::new();
@@ -204,7 +210,8 @@ impl Protocol {
                     cell.name,
                     cell.args.join(" ")
                 );
-                let r = self.run_cell(ci, round, disk.as_ref(), threshold, &cells_dir);
+                let mut r = self.run_cell(ci, round, disk.as_ref(), threshold, &cells_dir);
+                r.check = check();
                 match &r.error {
                     Some(e) => eprintln!("bmoe-bench:   failed: {e}"),
                     None => eprintln!(
@@ -243,6 +250,11 @@ impl Protocol {
             })
             .collect();
         let mut flags = report::flags(&per_round_majflt, &compute_by_k);
+        for r in runs.iter() {
+            if let Some(why) = &r.check {
+                flags.push(format!("{} round {}: {why}", self.cells[r.cell].name, r.round + 1));
+            }
+        }
         for r in runs.iter().filter(|r| r.gave_up_waiting) {
             flags.push(format!(
                 "{} round {}: MemAvailable did not come back within {:.0} s (entered at {:.0} MiB)",

@@ -389,7 +389,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let info = s.engine().info().clone();
             let direct = s.engine().file(0).map(|f| f.o_direct()).unwrap_or(false);
             let raised = if s.budget_raised() {
-                format!(" (raised from {:.0} MiB to the widest layer's top-{k})", budget as f64 / MIB)
+                let twice = if args.overlap { " twice (look-ahead reads the next layer's)" } else { "" };
+                format!(" (raised from {:.0} MiB to the widest layer's top-{k}{twice})", budget as f64 / MIB)
             } else {
                 String::new()
             };

@@ -120,8 +120,10 @@ pub struct StreamingExperts {
     n_slots: usize,
     /// Slots in the pool (`n_slots` is how many the current budget uses).
     n_slots_max: usize,
-    /// The top-k a layer routes (the least capacity).
+    /// The top-k a layer routes.
     k: usize,
+    /// The fewest slots the budget is raised to: `k`, or `2 k` with look-ahead.
+    floor: usize,
     /// Every expert slice is whole blocks (O_DIRECT keeps the slots a stack).
     whole_blocks: bool,
     direct_requested: bool,
@@ -178,8 +180,11 @@ impl StreamingExperts {
         }
         let k = opts.n_expert_used.unwrap_or(index.shape().n_expert_used).max(1) as usize;
         let wanted = (opts.budget_bytes / slot_bytes.max(1) as u64) as usize;
-        let n_slots = wanted.max(k);
-        let raised = wanted < k;
+        // The least that works: one layer's top-k; with look-ahead, the next layer's too (else a
+        // small cache leaves no unpinned slot to read ahead into).
+        let floor = if opts.lookahead { 2 * k } else { k };
+        let n_slots = wanted.max(floor);
+        let raised = wanted < floor;
         let geom = Geometry::new(index.shape().n_expert, vec![slot_bytes as u64; index.layers.len()])
             .map_err(|e| Error::Provider(e.to_string()))?;
         // Every expert of a (layer, projection) lands at the same place of its slot, so that the
@@ -198,6 +203,7 @@ impl StreamingExperts {
         let mut s =
             Self::with_engine(index, engine, pool, layout, slot_bytes, n_slots, raised, opts.budget_bytes, cache)?;
         s.k = k;
+        s.floor = floor;
         s.lookahead = opts.lookahead;
         s.predicted = vec![Vec::new(); index.layers.len()];
         s.la_layers = vec![LayerLookahead::default(); index.layers.len()];
@@ -248,6 +254,7 @@ impl StreamingExperts {
             n_slots,
             n_slots_max: n_slots,
             k: 1,
+            floor: 1,
             whole_blocks: true,
             direct_requested: false,
             cache,
@@ -273,11 +280,11 @@ impl StreamingExperts {
     /// Resize the cache between generations (nothing may be acquired): entries beyond the new
     /// budget are evicted now, by policy. The pool keeps its size (it is allocated and
     /// registered once per open), so the budget is clamped to it, and raised to the widest
-    /// layer's top-k like at open. Returns the budget in effect, in bytes.
+    /// layer's top-k (twice that with look-ahead) like at open. Returns the budget in effect, in bytes.
     pub fn set_budget_bytes(&mut self, bytes: u64) -> u64 {
-        let slots = ((bytes / self.slot_bytes as u64) as usize).clamp(self.k, self.n_slots_max);
+        let slots = ((bytes / self.slot_bytes as u64) as usize).clamp(self.floor, self.n_slots_max);
         self.n_slots = slots;
-        self.raised = (bytes / self.slot_bytes as u64) < self.k as u64;
+        self.raised = (bytes / self.slot_bytes as u64) < self.floor as u64;
         self.requested_budget = bytes;
         self.evicted.clear();
         let mut evicted = std::mem::take(&mut self.evicted);

@@ -328,8 +328,11 @@ fn lookahead_streams_the_same_bits() {
         assert!(bits(&generate(&mut d)) == want, "look-ahead, {what}: streamed output differs from resident");
         let st = d.provider().stats();
         assert!(st.real_with_prediction > 0, "{what}: no decode layer had a prediction");
-        if (12.0..32.0).contains(&budget) {
+        if budget < 32.0 {
+            // Cache off too: look-ahead raises the budget to two layers' top-k.
             assert!(st.spec_entries > 0, "{what}: nothing was read ahead");
+        }
+        if (12.0..32.0).contains(&budget) {
             assert!(d.provider().lookahead().0, "{what}: useful predictions keep look-ahead on");
         }
         eprintln!(
