@@ -207,12 +207,10 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// Bars of median tok/s per cell, with the lower bound's tok/s marked (SVG).
-pub fn bars_svg(title: &str, cells: &[CellSummary]) -> String {
-    let (w, h, ml, mt, mb) = (120.0 + 110.0 * cells.len() as f64, 380.0, 60.0, 40.0, 70.0);
-    let bound = |c: &CellSummary| c.lower_bound_ms.map(|b| 1e3 / b);
-    let top = cells.iter().flat_map(|c| [c.tok_s, bound(c)]).flatten().fold(0.0, f64::max).max(1e-9) * 1.1;
-    let y = |v: f64| mt + (h - mt - mb) * (1.0 - v / top);
+/// An SVG's opening, white background, title and five horizontal grid lines from 0 to `top`
+/// (labelled with `digits` decimals) between x = `ml` and `x2`.
+#[allow(clippy::too_many_arguments)]
+fn frame(title: &str, w: f64, h: f64, ml: f64, x2: f64, top: f64, y: &dyn Fn(f64) -> f64, digits: usize) -> String {
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{ml}\" y=\"22\" font-size=\"14\">{}</text>\n",
@@ -222,13 +220,22 @@ pub fn bars_svg(title: &str, cells: &[CellSummary]) -> String {
         let v = top * f64::from(i) / 4.0;
         let _ = writeln!(
             s,
-            "<line x1=\"{ml}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#ddd\"/><text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{v:.2}</text>",
+            "<line x1=\"{ml}\" y1=\"{0:.1}\" x2=\"{x2}\" y2=\"{0:.1}\" stroke=\"#ddd\"/><text x=\"{1}\" y=\"{2:.1}\" text-anchor=\"end\">{v:.digits$}</text>",
             y(v),
-            w - 20.0,
             ml - 6.0,
             y(v) + 4.0
         );
     }
+    s
+}
+
+/// Bars of median tok/s per cell, with the lower bound's tok/s marked (SVG).
+pub fn bars_svg(title: &str, cells: &[CellSummary]) -> String {
+    let (w, h, ml, mt, mb) = (120.0 + 110.0 * cells.len() as f64, 380.0, 60.0, 40.0, 70.0);
+    let bound = |c: &CellSummary| c.lower_bound_ms.map(|b| 1e3 / b);
+    let top = cells.iter().flat_map(|c| [c.tok_s, bound(c)]).flatten().fold(0.0, f64::max).max(1e-9) * 1.1;
+    let y = |v: f64| mt + (h - mt - mb) * (1.0 - v / top);
+    let mut s = frame(title, w, h, ml, w - 20.0, top, &y, 2);
     for (i, c) in cells.iter().enumerate() {
         let x = ml + 20.0 + 110.0 * i as f64;
         if let Some(t) = c.tok_s {
@@ -274,22 +281,7 @@ pub fn series_svg(title: &str, series: &[(String, Vec<f64>)]) -> String {
     let top = quantile(&series.iter().flat_map(|s| s.1.iter().copied()).collect::<Vec<_>>(), 0.99).unwrap_or(1.0) * 1.1;
     let x = |i: usize| ml + (w - ml - mr) * i as f64 / (n - 1) as f64;
     let y = |v: f64| mt + (h - mt - mb) * (1.0 - v.min(top) / top);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{ml}\" y=\"22\" font-size=\"14\">{}</text>\n",
-        esc(title)
-    );
-    for i in 0..=4 {
-        let v = top * f64::from(i) / 4.0;
-        let _ = writeln!(
-            s,
-            "<line x1=\"{ml}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#ddd\"/><text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{v:.0}</text>",
-            y(v),
-            w - mr,
-            ml - 6.0,
-            y(v) + 4.0
-        );
-    }
+    let mut s = frame(title, w, h, ml, w - mr, top, &y, 0);
     for (j, (name, v)) in series.iter().enumerate() {
         let pts: Vec<String> = v.iter().enumerate().map(|(i, &t)| format!("{:.1},{:.1}", x(i), y(t))).collect();
         let c = COLORS[j % COLORS.len()];
@@ -355,6 +347,20 @@ mod tests {
         assert_eq!(lower_bound_ms(100.0, 1600.0, 200.0), 200.0);
         let c = CellSummary { median_ms: Some(600.0), lower_bound_ms: Some(500.0), ..CellSummary::default() };
         assert_eq!(c.ratio_to_bound(), Some(1.2));
+    }
+
+    #[test]
+    fn plots_are_whole_svgs_naming_every_series() {
+        let cells = [
+            CellSummary { name: "a<b".into(), tok_s: Some(1.5), lower_bound_ms: Some(500.0), ..CellSummary::default() },
+            CellSummary { name: "c".into(), ..CellSummary::default() },
+        ];
+        let bars = bars_svg("t", &cells);
+        assert!(bars.starts_with("<svg") && bars.trim_end().ends_with("</svg>"));
+        assert!(bars.contains("a&lt;b") && bars.contains(">c<") && bars.contains("stroke-dasharray"));
+        let lines = series_svg("t", &[("r1".into(), vec![1.0, 2.0, 3.0]), ("r2".into(), vec![2.0])]);
+        assert_eq!(lines.matches("<polyline").count(), 2);
+        assert!(lines.contains(">r1<") && lines.trim_end().ends_with("</svg>"));
     }
 
     #[test]
