@@ -250,6 +250,22 @@ impl Protocol {
             })
             .collect();
         let mut flags = report::flags(&per_round_majflt, &compute_by_k);
+        // Compute is the same work every token: spikes are the machine (CPU or memory pressure).
+        for (c, ci) in self.cells.iter().zip(0..) {
+            let compute: Vec<f64> = runs
+                .iter()
+                .filter(|r| r.cell == ci)
+                .flat_map(|r| r.tokens.iter().filter_map(|t| t.compute_ms))
+                .collect();
+            if let (Some(med), Some(p95)) = (report::median(&compute), report::quantile(&compute, 0.95)) {
+                if p95 > 4.0 * med {
+                    flags.push(format!(
+                        "{}: compute per token p95 {p95:.0} ms vs median {med:.0} ms: the machine interfered (CPU or memory pressure); prefer the medians",
+                        c.name
+                    ));
+                }
+            }
+        }
         for r in runs.iter() {
             if let Some(why) = &r.check {
                 flags.push(format!("{} round {}: {why}", self.cells[r.cell].name, r.round + 1));
