@@ -817,6 +817,6 @@ impl Totals {
 
 /// Bytes of an F16 KV cache of `n_ctx` tokens.
 fn kv_bytes(index: &ModelIndex, n_ctx: u32) -> u64 {
-    let bmoe::engine::model::ArchParams::Qwen3Moe(p) = &index.params;
+    let p = &index.params.hp;
     2 * 2 * u64::from(n_ctx) * u64::from(p.n_head_kv) * p.head_dim * u64::from(p.n_layer)
 }

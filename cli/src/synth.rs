@@ -9,10 +9,11 @@ use bmoe::engine::synth::{self, Options, Quant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Architecture (`general.architecture`).
-    #[arg(long, default_value = "qwen3moe")]
-    arch: String,
-    /// Shape preset: tiny, small, qwen3-30b-a3b.
+    /// Architecture (`general.architecture`): qwen3moe, olmoe, llama (Mixtral), qwen2moe.
+    /// Default: the preset's own (a real model's shape), else qwen3moe.
+    #[arg(long)]
+    arch: Option<String>,
+    /// Shape preset: tiny, small, qwen3-30b-a3b, olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b.
     #[arg(long, default_value = "tiny")]
     shape: String,
     /// Quantisation: f32, f16, q8_0, q4_k_m (llama-quantize's Q4_K_M mix).
@@ -37,7 +38,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let quant: Quant = args.quant.parse()?;
-    let mut o = Options::new(&args.arch, &args.shape, quant, args.seed)?;
+    let arch = args.arch.clone().unwrap_or_else(|| synth::preset_arch(&args.shape).unwrap_or("qwen3moe").to_string());
+    let mut o = Options::new(&arch, &args.shape, quant, args.seed)?;
     o.split = args.split;
     o.route_skew = args.route_skew;
     let start = Instant::now();

@@ -43,13 +43,13 @@ fn tiny_q4_k_m_numbers_match_hand_computation() {
     assert_eq!(idx.expert_bytes(), 8 * (2 * q4 + 2 * q6));
     assert_eq!(idx.widest_layer().unwrap().layer, 2);
     // dense: token_embd [256, 512] Q4_K = 512·144 = 73_728; output [256, 512] Q6_K = 512·210 =
-    // 107_520; output_norm 256·4 = 1_024. Per layer: attn_norm 1_024 + attn_q [256,256] Q4_K
-    // 36_864 + attn_k [256,128] 18_432 + attn_v 18_432 (Q4_K) or 26_880 (Q6_K, layers 2, 3)
-    // + attn_output 36_864 + q_norm 256 + k_norm 256 + ffn_norm 1_024 + router [256, 8] f32 8_192.
-    let layer_q4 = 1_024 + 36_864 + 18_432 + 18_432 + 36_864 + 256 + 256 + 1_024 + 8_192; // 121_344
-    let layer_q6 = layer_q4 - 18_432 + 26_880; // 129_792
-    assert_eq!(idx.dense_bytes(), 73_728 + 107_520 + 1_024 + 2 * layer_q4 + 2 * layer_q6);
-    assert_eq!(idx.dense_bytes(), 684_544);
+    // 107_520; output_norm 256·4 = 1_024. Per layer, with llama-quantize's 8-expert rules (tiny
+    // has 8 experts): attn_norm 1_024 + attn_q [256,256] Q4_K 36_864 + attn_k [256,128] Q8_0
+    // 128·272 = 34_816 + attn_v Q8_0 34_816 + attn_output Q5_K 256·176 = 45_056 + q_norm 256 +
+    // k_norm 256 + ffn_norm 1_024 + router [256, 8] f32 8_192.
+    let layer = 1_024 + 36_864 + 34_816 + 34_816 + 45_056 + 256 + 256 + 1_024 + 8_192; // 162_304
+    assert_eq!(idx.dense_bytes(), 73_728 + 107_520 + 1_024 + 4 * layer);
+    assert_eq!(idx.dense_bytes(), 831_488);
     // The file is header + dense + experts (+ alignment padding under 32 B per tensor).
     let file_len = fs::metadata(path).unwrap().len();
     let data = idx.dense_bytes() + idx.expert_bytes();
@@ -62,6 +62,8 @@ fn tiny_q4_k_m_numbers_match_hand_computation() {
     assert_eq!(types["output.weight"].get("q6_K"), Some(&1));
     assert_eq!(types["token_embd.weight"].get("q4_K"), Some(&1));
     assert_eq!(types["ffn_gate_inp.weight"].get("f32"), Some(&4));
+    assert_eq!(types["attn_k.weight"].get("q8_0"), Some(&4));
+    assert_eq!(types["attn_output.weight"].get("q5_K"), Some(&4));
 }
 
 #[test]

@@ -11,7 +11,7 @@
 
 mod arch;
 
-pub use arch::{arch_spec, ArchParams, ArchSpec, MoeShape, Proj, Qwen3MoeParams, ARCHS};
+pub use arch::{arch_spec, Arch, ArchParams, ArchSpec, MoeParams, MoeShape, Proj, Qwen3MoeParams, ARCHS};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -31,6 +31,9 @@ pub enum Error {
     /// An architecture this build cannot index.
     #[error("model: architecture `{arch}` is not supported (known: {known})")]
     UnknownArch { arch: String, known: String },
+    /// An architecture of the table whose file has no experts (a dense llama).
+    #[error("model: this `{arch}` model has no experts (expert_count absent or 0): a dense model, not streamed")]
+    NotMoe { arch: String },
     /// Params parsed for one architecture from a file of another.
     #[error("model: expected architecture `{expected}`, found `{found}`")]
     WrongArch { expected: &'static str, found: String },
@@ -49,6 +52,14 @@ pub enum Error {
     /// An expert (or router) tensor whose shape does not match the params.
     #[error("model: tensor `{name}` has shape {dims:?}, expected {expected:?}")]
     TensorShape { name: String, dims: Vec<u64>, expected: Vec<u64> },
+}
+
+impl Error {
+    /// Whether the model is well formed but not something this build decodes (an unknown
+    /// architecture, a dense model): `bmoe run` hands such a model to llama.cpp.
+    pub fn not_streamable(&self) -> bool {
+        matches!(self, Error::UnknownArch { .. } | Error::NotMoe { .. })
+    }
 }
 
 /// Result alias of the model index.
