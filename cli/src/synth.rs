@@ -31,6 +31,11 @@ pub struct Args {
     /// Plant Zipf-like expert popularity with this exponent (0 = uniform routing).
     #[arg(long, default_value_t = 0.0)]
     route_skew: f32,
+    /// Write only the headers, the tensor data left as a hole: a file of the model's full size
+    /// that takes no disk space, for `bmoe inspect` of a real model's shape (its weights read
+    /// as zeros: not for running).
+    #[arg(long)]
+    sparse: bool,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -69,13 +74,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     };
     let paths =
-        synth::write(&o, &args.output, &mut progress).with_context(|| format!("writing {}", args.output.display()))?;
-    if !quiet {
+        if args.sparse { synth::write_sparse(&o, &args.output) } else { synth::write(&o, &args.output, &mut progress) }
+            .with_context(|| format!("writing {}", args.output.display()))?;
+    if !quiet && !args.sparse {
         eprintln!();
     }
     let bytes: u64 = paths.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
     eprintln!(
-        "synth: {} {} {} seed {}: {} file(s), {} bytes ({:.2} GB) in {:.1}s",
+        "synth: {} {} {} seed {}: {} file(s), {} bytes ({:.2} GB){} in {:.1}s",
         o.arch,
         o.shape_name,
         args.quant,
@@ -83,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         paths.len(),
         bytes,
         bytes as f64 / 1e9,
+        if args.sparse { " sparse (headers only)" } else { "" },
         start.elapsed().as_secs_f64()
     );
     if o.route_skew > 0.0 {

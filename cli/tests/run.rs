@@ -134,3 +134,17 @@ fn streaming_run_telemetry_and_cycle_warning() {
     let (ok, out, err) = bmoe(&["run", "-m", cut.to_str().unwrap(), "-n", "4"]);
     assert!(!ok && out.is_empty() && err.contains("cut.gguf"), "{err}");
 }
+
+#[test]
+fn list_archs_names_what_this_build_streams() {
+    let (ok, out, err) = bmoe(&["run", "--list-archs"]);
+    assert!(ok, "{err}");
+    for arch in ["qwen3moe", "olmoe", "llama", "qwen2moe"] {
+        assert!(out.lines().any(|l| l == arch), "{arch} missing from {out}");
+    }
+    assert!(out.contains("Mixtral") && out.contains("shared expert stays resident"), "{out}");
+    assert!(out.contains("not streamable by this build"), "{out}");
+    // Without --list-archs, a model is required.
+    let (ok, _, err) = bmoe(&["run"]);
+    assert!(!ok && err.contains("--model"), "{err}");
+}

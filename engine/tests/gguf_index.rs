@@ -269,3 +269,46 @@ fn synth_is_deterministic_in_the_seed() {
         a[ta.offset as usize..(ta.offset + ta.size) as usize] != c[tc.offset as usize..(tc.offset + tc.size) as usize]
     );
 }
+
+/// A llama file without experts is a dense model: a clear "not a MoE" error that `bmoe run`
+/// treats as not streamable (llama.cpp runs it), not a missing-key failure.
+#[test]
+fn dense_llama_is_not_streamable() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options::new("llama", "tiny", Quant::Q8_0, 1).unwrap();
+    let path = synth::write_sparse(&o, &dir.path().join("l.gguf")).unwrap().remove(0);
+    let good = fs::read(&path).unwrap();
+    assert!(ModelIndex::new(gguf::GgufModel::single("x".into(), parse(&good).unwrap())).is_ok());
+    let key = b"llama.expert_count";
+    let pos = good.windows(key.len()).position(|w| w == key).unwrap();
+    let mut b = good.clone();
+    b[pos..pos + key.len()].copy_from_slice(b"llama.expert_cOunt");
+    match ModelIndex::new(gguf::GgufModel::single("x".into(), parse(&b).unwrap())) {
+        Err(e @ model::Error::NotMoe { .. }) => assert!(e.not_streamable(), "{e}"),
+        other => panic!("expected NotMoe, got {other:?}"),
+    }
+}
+
+/// Each real model's preset (q4_k_m, headers only) indexes as its architecture with the
+/// parameter counts its model card publishes (total, active per token), within 1 %.
+#[test]
+fn presets_have_the_published_parameter_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    for (shape, arch, total, active) in [
+        ("qwen3-30b-a3b", "qwen3moe", 30.5e9, 3.3e9),
+        ("olmoe-1b-7b", "olmoe", 6.92e9, 1.28e9),
+        ("mixtral-8x7b", "llama", 46.7e9, 12.9e9),
+        ("qwen1.5-moe-a2.7b", "qwen2moe", 14.3e9, 2.7e9),
+    ] {
+        let o = Options::new(synth::preset_arch(shape).unwrap(), shape, Quant::Q4KM, 1).unwrap();
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = ModelIndex::open(&path).unwrap();
+        assert_eq!(idx.arch.name, arch);
+        let k = idx.shape().n_expert_used;
+        let (t, a) = (idx.n_params() as f64, idx.active_params(k) as f64);
+        assert!((t / total - 1.0).abs() < 0.01, "{shape}: {t} parameters, published {total}");
+        assert!((a / active - 1.0).abs() < 0.02, "{shape}: {a} active, published {active}");
+        // The file is its full size, though sparse.
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
+}

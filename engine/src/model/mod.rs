@@ -201,6 +201,29 @@ impl ModelIndex {
         self.layers.iter().map(|l| l.entry_bytes() * u64::from(l.n_expert)).sum()
     }
 
+    /// Parameters (weights) of the whole model: every tensor's element count.
+    pub fn n_params(&self) -> u64 {
+        self.file.tensors.iter().map(|t| t.dims.iter().product::<u64>()).sum()
+    }
+
+    /// Parameters one token computes with at top-`k`: every dense tensor (shared experts
+    /// included) plus `min(k, n_expert)` routed experts per MoE layer (the "active" count
+    /// model cards publish).
+    pub fn active_params(&self, k: u32) -> u64 {
+        let s = self.shape();
+        let dense: u64 = self.dense.iter().map(|&i| self.file.tensors[i].dims.iter().product::<u64>()).sum();
+        let experts: u64 = self
+            .layers
+            .iter()
+            .map(|l| {
+                let per: u64 =
+                    l.tensors.iter().map(|t| t.proj.expert_dims(s.n_embd, s.n_ff_exp).iter().product::<u64>()).sum();
+                u64::from(k.min(l.n_expert)) * per
+            })
+            .sum();
+        dense + experts
+    }
+
     /// Entry bytes of each MoE layer, in layer order.
     pub fn entry_bytes(&self) -> Vec<u64> {
         self.layers.iter().map(MoeLayer::entry_bytes).collect()

@@ -520,6 +520,26 @@ pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Re
     Ok(paths)
 }
 
+/// Writes only the headers of the model `o` describes, each file extended to its full length
+/// with a hole where the tensor data would be: the same headers (hence the same index, entry
+/// sizes and token cycle for `bmoe inspect`) as [`write`], in no disk space and no time, for
+/// real models' shapes. The weights read as zeros: not a model to run.
+///
+/// # Errors
+/// Any planning error; [`Error::Io`] if a file cannot be written.
+pub fn write_sparse(o: &Options, path: &Path) -> Result<Vec<PathBuf>> {
+    let plan = plan(o)?;
+    let paths = output_paths(path, o.split);
+    for ((header, _), p) in plan.shards.iter().zip(&paths) {
+        let io = |source| Error::Io { path: p.display().to_string(), source };
+        let mut file = File::create(p).map_err(io)?;
+        let head = header.to_bytes();
+        file.write_all(&head).map_err(io)?;
+        file.set_len(head.len() as u64 + header.data_len()).map_err(io)?;
+    }
+    Ok(paths)
+}
+
 /// Standard deviation of a tensor's weights: unit-scale outputs for unit-RMS inputs, with the
 /// residual-branch outputs (attention output, expert down) scaled by 1/√(2·n_layer) so the
 /// residual stream stays O(1) at any depth, and logits of s.d. ≈ 2.
