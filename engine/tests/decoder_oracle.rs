@@ -398,3 +398,22 @@ fn experts_without_stacks_fall_back_to_per_expert_matmuls() {
         assert!(worst <= bound, "{quant:?} capacity {cap}: {worst:.3e} sd");
     });
 }
+
+/// Qwen1.5-MoE's experts are 1408 wide, not whole 256-blocks: llama-quantize's q4_k_m gives
+/// their ffn_down q5_0 (for q4_K) or q8_0 (for q6_K). The same on a tiny qwen2moe with
+/// 160-wide experts: the fallback types are written, indexed and computed bit-equal too.
+#[test]
+fn qwen2moe_fallback_types_match_llama_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = synth::Options::new("qwen2moe", "tiny", Quant::Q4KM, 1).unwrap();
+    o.shape.n_ff_exp = 160;
+    let path = dir.path().join("q2-160.gguf");
+    synth::write(&o, &path, &mut |_, _| {}).unwrap();
+    let index = bmoe_engine::model::ModelIndex::open(&path).unwrap();
+    let types = index.types_by_kind();
+    assert_eq!(types["ffn_down_exps.weight"].get("q5_0"), Some(&2), "{types:?}");
+    assert_eq!(types["ffn_down_exps.weight"].get("q8_0"), Some(&2), "{types:?}");
+    let toks = sequence(100);
+    let dev = deviations(&theirs(&path, &toks), &ours(&path, &toks, Faults::default()));
+    assert!(dev.iter().all(|&d| d == 0.0), "fallback types: worst {:e} sd", dev.iter().copied().fold(0f32, f32::max));
+}
