@@ -50,32 +50,21 @@ impl Model {
                 QkNorm::None => QkNorm::None,
             };
         }
-        // Whole: over each token's projection, before the split into heads (olmoe).
+        // Whole: each token's projection at once, before the split into heads (olmoe).
+        // (Under the fault, a per-head model's `[head_dim]` weights repeat along the row.)
         if let (QkNorm::Whole, Some(qn), Some(kn)) = (qk_norm, lw.q_norm, lw.k_norm) {
-            if self.recipe.qk_norm == QkNorm::Whole {
-                q = ctx.mul(ctx.rms_norm(q, eps)?, w(qn))?;
-                k = ctx.mul(ctx.rms_norm(k, eps)?, w(kn))?;
-            } else {
-                // (fault: a per-head model normed as a whole; the weights repeat per head)
-                q = ctx.mul(ctx.reshape(ctx.rms_norm(q, eps)?, &[hd, nh, ni])?, w(qn))?;
-                k = ctx.mul(ctx.reshape(ctx.rms_norm(k, eps)?, &[hd, nkv, ni])?, w(kn))?;
-            }
+            q = ctx.mul(ctx.rms_norm(q, eps)?, w(qn))?;
+            k = ctx.mul(ctx.rms_norm(k, eps)?, w(kn))?;
         }
         let mut q = ctx.reshape(q, &[hd, nh, ni])?;
         let mut k = ctx.reshape(k, &[hd, nkv, ni])?;
         let v = ctx.reshape(v, &[hd, nkv, ni])?;
-        // Per head: each head's vector on its own (qwen3moe).
+        // Per head: each head's vector on its own (qwen3moe). The weights are `[head_dim]`
+        // (or, under the fault, a whole-projection model's, one row per head).
         if let (QkNorm::PerHead, Some(qn), Some(kn)) = (qk_norm, lw.q_norm, lw.k_norm) {
-            if self.recipe.qk_norm == QkNorm::PerHead {
-                q = ctx.mul(ctx.rms_norm(q, eps)?, w(qn))?;
-                k = ctx.mul(ctx.rms_norm(k, eps)?, w(kn))?;
-            } else {
-                // (fault: a whole-projection model normed per head; weights viewed per head)
-                let qn3 = ctx.reshape(w(qn), &[hd, nh])?;
-                let kn3 = ctx.reshape(w(kn), &[hd, nkv])?;
-                q = ctx.mul(ctx.rms_norm(q, eps)?, qn3)?;
-                k = ctx.mul(ctx.rms_norm(k, eps)?, kn3)?;
-            }
+            let per_head = |t: Tensor<'a>| ctx.reshape(t, &[hd, t.nelements() / hd]);
+            q = ctx.mul(ctx.rms_norm(q, eps)?, per_head(w(qn))?)?;
+            k = ctx.mul(ctx.rms_norm(k, eps)?, per_head(w(kn))?)?;
         }
         let positions: Vec<i32> = (0..ni).map(|i| (pos0 + i) as i32).collect();
         let pos = input(ctx, GgmlType::I32, &[ni], inputs, i32_bytes(&positions))?;
