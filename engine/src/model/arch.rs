@@ -1,6 +1,8 @@
 //! The table of architectures the index knows: their tensor names, required keys and
-//! typed hyper-parameters. Adding an MoE architecture is an entry in [`ARCHS`] plus its
-//! params struct; nothing else in the index is per-architecture.
+//! typed hyper-parameters ([`MoeParams`], read as llama.cpp's loader for that architecture
+//! reads them: the arch string and required keys checked once, typed fields after). Adding
+//! an MoE architecture is an entry in [`ARCHS`], an [`Arch`] variant and its arm in the parser;
+//! nothing else in the index is per-architecture.
 
 use super::{Error, Result};
 use crate::gguf::{Metadata, Value};
@@ -412,4 +414,63 @@ fn parse(m: &Metadata, arch: Arch) -> Result<ArchParams> {
         expert_weights_scale: scale,
     };
     Ok(ArchParams { arch, hp })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(arch: &str, kv: &[(&str, u32)]) -> Metadata {
+        let mut m = Metadata::new();
+        m.insert("general.architecture", Value::String(arch.into()));
+        m.insert(format!("{arch}.attention.layer_norm_rms_epsilon"), Value::F32(1e-6));
+        for &(k, v) in kv {
+            m.insert(format!("{arch}.{k}"), Value::U32(v));
+        }
+        m
+    }
+
+    const BASE: &[(&str, u32)] = &[
+        ("block_count", 2),
+        ("context_length", 64),
+        ("embedding_length", 256),
+        ("attention.head_count", 4),
+        ("expert_count", 8),
+        ("expert_used_count", 2),
+    ];
+
+    #[test]
+    fn qwen2moe_sizes_fall_back_on_feed_forward_length() {
+        let mut kv = BASE.to_vec();
+        kv.push(("feed_forward_length", 1024));
+        let p = parse(&meta("qwen2moe", &kv), Arch::Qwen2Moe).unwrap().hp;
+        assert_eq!((p.n_ff_exp, p.n_ff_shexp, p.expert_weights_norm), (512, 1024, false));
+        kv.extend([("expert_feed_forward_length", 128), ("expert_shared_feed_forward_length", 384)]);
+        let p = parse(&meta("qwen2moe", &kv), Arch::Qwen2Moe).unwrap().hp;
+        assert_eq!((p.n_ff_exp, p.n_ff_shexp), (128, 384));
+    }
+
+    #[test]
+    fn llama_experts_are_feed_forward_length_and_a_dense_llama_is_not_moe() {
+        let mut kv = BASE.to_vec();
+        kv.push(("feed_forward_length", 768));
+        let p = parse(&meta("llama", &kv), Arch::Mixtral).unwrap().hp;
+        assert_eq!((p.n_ff_exp, p.n_ff_shexp, p.expert_weights_norm, p.head_dim), (768, 0, true, 64));
+        let dense: Vec<_> = kv.iter().copied().filter(|(k, _)| !k.starts_with("expert_")).collect();
+        assert!(matches!(parse(&meta("llama", &dense), Arch::Mixtral), Err(Error::NotMoe { .. })));
+        // Partial rotary is refused, not silently decoded wrong.
+        kv.push(("rope.dimension_count", 32));
+        assert!(matches!(parse(&meta("llama", &kv), Arch::Mixtral), Err(Error::BadParam { .. })));
+    }
+
+    #[test]
+    fn olmoe_weights_are_never_normalised() {
+        let mut kv = BASE.to_vec();
+        kv.push(("feed_forward_length", 512));
+        let mut m = meta("olmoe", &kv);
+        m.insert("olmoe.expert_weights_norm", Value::Bool(true));
+        let p = parse(&m, Arch::Olmoe).unwrap().hp;
+        assert!(!p.expert_weights_norm, "llama.cpp's olmoe graph passes norm_w = false");
+        assert!(matches!(parse(&m, Arch::Qwen2Moe), Err(Error::WrongArch { .. })));
+    }
 }
