@@ -46,6 +46,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "dense_bytes": idx.dense_bytes(),
         "expert_bytes": idx.expert_bytes(),
         "entry_bytes": entries,
+        "params_total": idx.n_params(),
+        "params_active": idx.active_params(k),
         "cycle_bytes": idx.cycle_bytes(k),
         "cycle_mib": idx.cycle_bytes(k) as f64 / MIB,
         "widest_layer": widest.map(|l| l.layer),
@@ -80,6 +82,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         idx.dense_bytes() as f64 / MIB,
         idx.expert_bytes(),
         idx.expert_bytes() as f64 / MIB
+    );
+    println!(
+        "params:  {:.3} B total, {:.3} B active per token (dense + top-{k} experts)",
+        idx.n_params() as f64 / 1e9,
+        idx.active_params(k) as f64 / 1e9
     );
     let mut sizes: Vec<(u64, usize)> = Vec::new();
     for &e in &entries {

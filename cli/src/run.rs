@@ -52,8 +52,11 @@ pub enum DenseWeights {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The model (the first shard of a split model).
-    #[arg(short = 'm', long)]
-    model: PathBuf,
+    #[arg(short = 'm', long, required_unless_present = "list_archs")]
+    model: Option<PathBuf>,
+    /// Print the architectures this build decodes and streams, and exit.
+    #[arg(long)]
+    list_archs: bool,
     /// The prompt.
     #[arg(short = 'p', long, default_value = "Once upon a time")]
     prompt: String,
@@ -250,11 +253,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !(args.temp >= 0.0 && args.top_p > 0.0 && args.top_p <= 1.0 && args.top_k >= 0) {
         bail!("--temp must be >= 0, --top-p in (0, 1], --top-k >= 0");
     }
+    if args.list_archs {
+        print!("{}", list_archs());
+        return Ok(());
+    }
+    let model_path = args.model.clone().context("-m MODEL is required")?;
     llama::set_verbose(args.verbose);
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let t_load = Instant::now();
-    let model_name = args.model.display().to_string();
-    if !args.model.exists() {
+    let model_name = model_path.display().to_string();
+    if !model_path.exists() {
         bail!("{model_name}: no such file");
     }
     // Our decoder needs an index of the model; an architecture it does not know runs on
@@ -263,9 +271,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut index = None;
     let mut not_streamable = None;
     if engine == Engine::Bmoe {
-        match ModelIndex::open(&args.model) {
+        match ModelIndex::open(&model_path) {
             Ok(i) => index = Some(i),
-            Err(e @ bmoe::engine::model::Error::UnknownArch { .. }) if args.moe_stream == MoeStream::Auto => {
+            Err(e) if e.not_streamable() && args.moe_stream == MoeStream::Auto => {
                 not_streamable = Some(e.to_string());
                 engine = Engine::Llama;
             }
@@ -273,9 +281,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let lm = match engine {
-        Engine::Llama => llama::Model::mmap(&args.model),
-        Engine::LlamaPlain => llama::Model::mmap_plain_kernels(&args.model),
-        Engine::Bmoe => llama::Model::vocab_only(&args.model),
+        Engine::Llama => llama::Model::mmap(&model_path),
+        Engine::LlamaPlain => llama::Model::mmap_plain_kernels(&model_path),
+        Engine::Bmoe => llama::Model::vocab_only(&model_path),
     }
     .with_context(|| format!("loading {model_name} in llama.cpp"))?;
     let opts = Options {
@@ -339,7 +347,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .sum()
             };
             Some(TraceHeader {
-                model: args.model.file_name().map_or(model_name.clone(), |f| f.to_string_lossy().into_owned()),
+                model: model_path.file_name().map_or(model_name.clone(), |f| f.to_string_lossy().into_owned()),
                 arch: i.arch.name.to_string(),
                 n_expert: sh.n_expert,
                 n_expert_used: args.n_expert_used.unwrap_or(sh.n_expert_used),
@@ -439,7 +447,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ))
         }
         (Engine::Bmoe, Some(_)) => {
-            let d = Decoder::open_resident(&args.model, opts).with_context(|| format!("opening {model_name}"))?;
+            let d = Decoder::open_resident(&model_path, opts).with_context(|| format!("opening {model_name}"))?;
             eprintln!("mode: resident (--moe-stream off: bmoe decoder, weights on mmap), threads {threads}{lossy}");
             knobs.push(("moe_stream", "off".into()));
             Runner::Resident(Box::new(d))
@@ -866,8 +874,34 @@ impl Totals {
     }
 }
 
+/// The `--list-archs` table: what this build decodes with its own decoder and streams.
+fn list_archs() -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from(
+        "architectures this build decodes (bmoe decoder, bit-equal to llama.cpp) and streams \
+         (experts read from the file into the cache):\n",
+    );
+    for a in bmoe::engine::model::ARCHS {
+        let presets: Vec<&str> = bmoe::engine::synth::PRESETS
+            .iter()
+            .copied()
+            .filter(|p| bmoe::engine::synth::preset_arch(p).is_none_or(|x| x == a.name))
+            .collect();
+        let _ = writeln!(out, "{}", a.name);
+        let _ = writeln!(out, "  models:  {}", a.models);
+        let _ = writeln!(out, "  decodes: {}", a.decodes);
+        let _ = writeln!(out, "  streams: {}", a.streams);
+        let _ = writeln!(out, "  synth:   bmoe synth --arch {} --shape {}", a.name, presets.join("|"));
+    }
+    out.push_str(
+        "any other architecture: `mode: architecture not streamable by this build`, run by llama.cpp on mmap \
+         (--moe-stream auto), or pass --engine llama\n",
+    );
+    out
+}
+
 /// Bytes of an F16 KV cache of `n_ctx` tokens.
 fn kv_bytes(index: &ModelIndex, n_ctx: u32) -> u64 {
-    let bmoe::engine::model::ArchParams::Qwen3Moe(p) = &index.params;
+    let p = &index.params.hp;
     2 * 2 * u64::from(n_ctx) * u64::from(p.n_head_kv) * p.head_dim * u64::from(p.n_layer)
 }

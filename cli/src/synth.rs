@@ -9,10 +9,11 @@ use bmoe::engine::synth::{self, Options, Quant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Architecture (`general.architecture`).
-    #[arg(long, default_value = "qwen3moe")]
-    arch: String,
-    /// Shape preset: tiny, small, qwen3-30b-a3b.
+    /// Architecture (`general.architecture`): qwen3moe, olmoe, llama (Mixtral), qwen2moe.
+    /// Default: the preset's own (a real model's shape), else qwen3moe.
+    #[arg(long)]
+    arch: Option<String>,
+    /// Shape preset: tiny, small, qwen3-30b-a3b, olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b.
     #[arg(long, default_value = "tiny")]
     shape: String,
     /// Quantisation: f32, f16, q8_0, q4_k_m (llama-quantize's Q4_K_M mix).
@@ -30,6 +31,11 @@ pub struct Args {
     /// Plant Zipf-like expert popularity with this exponent (0 = uniform routing).
     #[arg(long, default_value_t = 0.0)]
     route_skew: f32,
+    /// Write only the headers, the tensor data left as a hole: a file of the model's full size
+    /// that takes no disk space, for `bmoe inspect` of a real model's shape (its weights read
+    /// as zeros: not for running).
+    #[arg(long)]
+    sparse: bool,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -37,7 +43,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let quant: Quant = args.quant.parse()?;
-    let mut o = Options::new(&args.arch, &args.shape, quant, args.seed)?;
+    let arch = args.arch.clone().unwrap_or_else(|| synth::preset_arch(&args.shape).unwrap_or("qwen3moe").to_string());
+    let mut o = Options::new(&arch, &args.shape, quant, args.seed)?;
     o.split = args.split;
     o.route_skew = args.route_skew;
     let start = Instant::now();
@@ -67,13 +74,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     };
     let paths =
-        synth::write(&o, &args.output, &mut progress).with_context(|| format!("writing {}", args.output.display()))?;
-    if !quiet {
+        if args.sparse { synth::write_sparse(&o, &args.output) } else { synth::write(&o, &args.output, &mut progress) }
+            .with_context(|| format!("writing {}", args.output.display()))?;
+    if !quiet && !args.sparse {
         eprintln!();
     }
     let bytes: u64 = paths.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
     eprintln!(
-        "synth: {} {} {} seed {}: {} file(s), {} bytes ({:.2} GB) in {:.1}s",
+        "synth: {} {} {} seed {}: {} file(s), {} bytes ({:.2} GB){} in {:.1}s",
         o.arch,
         o.shape_name,
         args.quant,
@@ -81,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         paths.len(),
         bytes,
         bytes as f64 / 1e9,
+        if args.sparse { " sparse (headers only)" } else { "" },
         start.elapsed().as_secs_f64()
     );
     if o.route_skew > 0.0 {

@@ -134,3 +134,42 @@ fn streaming_run_telemetry_and_cycle_warning() {
     let (ok, out, err) = bmoe(&["run", "-m", cut.to_str().unwrap(), "-n", "4"]);
     assert!(!ok && out.is_empty() && err.contains("cut.gguf"), "{err}");
 }
+
+#[test]
+fn list_archs_names_what_this_build_streams() {
+    let (ok, out, err) = bmoe(&["run", "--list-archs"]);
+    assert!(ok, "{err}");
+    for arch in ["qwen3moe", "olmoe", "llama", "qwen2moe"] {
+        assert!(out.lines().any(|l| l == arch), "{arch} missing from {out}");
+    }
+    assert!(out.contains("Mixtral") && out.contains("shared expert stays resident"), "{out}");
+    assert!(out.contains("not streamable by this build"), "{out}");
+    // Without --list-archs, a model is required.
+    let (ok, _, err) = bmoe(&["run"]);
+    assert!(!ok && err.contains("--model"), "{err}");
+}
+
+/// Each architecture end to end: streamed by default (a budget that evicts), the same greedy
+/// text as llama.cpp with the same kernels.
+#[test]
+fn every_arch_streams_the_same_text_as_llama_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    for arch in ["olmoe", "llama", "qwen2moe"] {
+        let model = dir.path().join(format!("{arch}.gguf"));
+        let m = model.to_str().unwrap();
+        let (ok, _, err) = bmoe(&["synth", "--arch", arch, "--shape", "tiny", "--quant", "q8_0", "-o", m]);
+        assert!(ok, "{err}");
+        let run = |extra: &[&str]| {
+            let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "12", "-t", "2"];
+            a.extend_from_slice(extra);
+            bmoe(&a)
+        };
+        let (ok, ours, err) = run(&["--cache-mb", "0"]);
+        assert!(ok, "{arch}: {err}");
+        assert!(err.starts_with("mode: streaming"), "{arch}: {err}");
+        assert!(err.contains("moe-cache: hit") && !ours.is_empty(), "{arch}: {err}");
+        let (ok, theirs, err) = run(&["--engine", "llama-plain"]);
+        assert!(ok, "{arch}: {err}");
+        assert_eq!(ours, theirs, "{arch}: greedy text differs between bmoe (streamed) and llama.cpp");
+    }
+}

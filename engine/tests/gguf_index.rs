@@ -43,13 +43,13 @@ fn tiny_q4_k_m_numbers_match_hand_computation() {
     assert_eq!(idx.expert_bytes(), 8 * (2 * q4 + 2 * q6));
     assert_eq!(idx.widest_layer().unwrap().layer, 2);
     // dense: token_embd [256, 512] Q4_K = 512·144 = 73_728; output [256, 512] Q6_K = 512·210 =
-    // 107_520; output_norm 256·4 = 1_024. Per layer: attn_norm 1_024 + attn_q [256,256] Q4_K
-    // 36_864 + attn_k [256,128] 18_432 + attn_v 18_432 (Q4_K) or 26_880 (Q6_K, layers 2, 3)
-    // + attn_output 36_864 + q_norm 256 + k_norm 256 + ffn_norm 1_024 + router [256, 8] f32 8_192.
-    let layer_q4 = 1_024 + 36_864 + 18_432 + 18_432 + 36_864 + 256 + 256 + 1_024 + 8_192; // 121_344
-    let layer_q6 = layer_q4 - 18_432 + 26_880; // 129_792
-    assert_eq!(idx.dense_bytes(), 73_728 + 107_520 + 1_024 + 2 * layer_q4 + 2 * layer_q6);
-    assert_eq!(idx.dense_bytes(), 684_544);
+    // 107_520; output_norm 256·4 = 1_024. Per layer, with llama-quantize's 8-expert rules (tiny
+    // has 8 experts): attn_norm 1_024 + attn_q [256,256] Q4_K 36_864 + attn_k [256,128] Q8_0
+    // 128·272 = 34_816 + attn_v Q8_0 34_816 + attn_output Q5_K 256·176 = 45_056 + q_norm 256 +
+    // k_norm 256 + ffn_norm 1_024 + router [256, 8] f32 8_192.
+    let layer = 1_024 + 36_864 + 34_816 + 34_816 + 45_056 + 256 + 256 + 1_024 + 8_192; // 162_304
+    assert_eq!(idx.dense_bytes(), 73_728 + 107_520 + 1_024 + 4 * layer);
+    assert_eq!(idx.dense_bytes(), 831_488);
     // The file is header + dense + experts (+ alignment padding under 32 B per tensor).
     let file_len = fs::metadata(path).unwrap().len();
     let data = idx.dense_bytes() + idx.expert_bytes();
@@ -62,6 +62,8 @@ fn tiny_q4_k_m_numbers_match_hand_computation() {
     assert_eq!(types["output.weight"].get("q6_K"), Some(&1));
     assert_eq!(types["token_embd.weight"].get("q4_K"), Some(&1));
     assert_eq!(types["ffn_gate_inp.weight"].get("f32"), Some(&4));
+    assert_eq!(types["attn_k.weight"].get("q8_0"), Some(&4));
+    assert_eq!(types["attn_output.weight"].get("q5_K"), Some(&4));
 }
 
 #[test]
@@ -266,4 +268,47 @@ fn synth_is_deterministic_in_the_seed() {
     assert!(
         a[ta.offset as usize..(ta.offset + ta.size) as usize] != c[tc.offset as usize..(tc.offset + tc.size) as usize]
     );
+}
+
+/// A llama file without experts is a dense model: a clear "not a MoE" error that `bmoe run`
+/// treats as not streamable (llama.cpp runs it), not a missing-key failure.
+#[test]
+fn dense_llama_is_not_streamable() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options::new("llama", "tiny", Quant::Q8_0, 1).unwrap();
+    let path = synth::write_sparse(&o, &dir.path().join("l.gguf")).unwrap().remove(0);
+    let good = fs::read(&path).unwrap();
+    assert!(ModelIndex::new(gguf::GgufModel::single("x".into(), parse(&good).unwrap())).is_ok());
+    let key = b"llama.expert_count";
+    let pos = good.windows(key.len()).position(|w| w == key).unwrap();
+    let mut b = good.clone();
+    b[pos..pos + key.len()].copy_from_slice(b"llama.expert_cOunt");
+    match ModelIndex::new(gguf::GgufModel::single("x".into(), parse(&b).unwrap())) {
+        Err(e @ model::Error::NotMoe { .. }) => assert!(e.not_streamable(), "{e}"),
+        other => panic!("expected NotMoe, got {other:?}"),
+    }
+}
+
+/// Each real model's preset (q4_k_m, headers only) indexes as its architecture with the
+/// parameter counts its model card publishes (total, active per token), within 1 %.
+#[test]
+fn presets_have_the_published_parameter_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    for (shape, arch, total, active) in [
+        ("qwen3-30b-a3b", "qwen3moe", 30.5e9, 3.3e9),
+        ("olmoe-1b-7b", "olmoe", 6.92e9, 1.28e9),
+        ("mixtral-8x7b", "llama", 46.7e9, 12.9e9),
+        ("qwen1.5-moe-a2.7b", "qwen2moe", 14.3e9, 2.7e9),
+    ] {
+        let o = Options::new(synth::preset_arch(shape).unwrap(), shape, Quant::Q4KM, 1).unwrap();
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = ModelIndex::open(&path).unwrap();
+        assert_eq!(idx.arch.name, arch);
+        let k = idx.shape().n_expert_used;
+        let (t, a) = (idx.n_params() as f64, idx.active_params(k) as f64);
+        assert!((t / total - 1.0).abs() < 0.01, "{shape}: {t} parameters, published {total}");
+        assert!((a / active - 1.0).abs() < 0.02, "{shape}: {a} active, published {active}");
+        // The file is its full size, though sparse.
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
 }

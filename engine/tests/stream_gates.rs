@@ -593,3 +593,57 @@ fn eio_on_a_speculative_read_fails_only_when_the_entry_is_needed_and_cannot_be_r
     let at: u64 = err.split("offset ").nth(1).and_then(|r| r.split(':').next()).unwrap().parse().unwrap();
     assert!(err.contains("m.gguf") && (needed.1..needed.1 + 4096).contains(&at), "{err}");
 }
+
+/// Tiny q8_0 of `arch` (the same shape as the qwen3moe gates, adapted to the architecture).
+fn synth_arch(dir: &Path, arch: &str) -> PathBuf {
+    let o = synth::Options::new(arch, "tiny", Quant::Q8_0, 21).unwrap();
+    let path = dir.join(format!("{arch}.gguf"));
+    synth::write(&o, &path, &mut |_, _| {}).unwrap();
+    path
+}
+
+/// `arch` streamed under a budget of 3 entries (of 32: evicting every token), serial and with
+/// look-ahead (evicting and roomy), gives the resident run's logits and tokens, bit for bit.
+fn arch_streams_the_same_bits(arch: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_arch(dir.path(), arch);
+    let want = bits(&resident(&path));
+    let mut d = streamer(&path, 3.0, BackendKind::Auto, 4, true);
+    assert!(bits(&generate(&mut d)) == want, "{arch}: streamed output differs from resident");
+    let c = d.provider().cache().counters().total();
+    assert!(c.misses > 0 && c.evictions > 0, "{arch}: a budget of 3 entries must miss and evict: {c:?}");
+    for (what, budget) in [("evicting", 3.0), ("roomy", 12.0)] {
+        let mut d = streamer_la(&path, budget, BackendKind::Auto, 4, true, true);
+        assert!(bits(&generate(&mut d)) == want, "{arch}, look-ahead {what}: streamed output differs from resident");
+        let st = d.provider().stats();
+        assert!(st.real_with_prediction > 0, "{arch}, {what}: no decode layer had a prediction");
+        if budget == 3.0 {
+            assert!(d.provider().cache().counters().total().evictions > 0, "{arch}, look-ahead {what}: no eviction");
+        }
+    }
+}
+
+#[test]
+fn olmoe_streams_the_same_bits() {
+    arch_streams_the_same_bits("olmoe");
+}
+
+#[test]
+fn mixtral_streams_the_same_bits() {
+    arch_streams_the_same_bits("llama");
+}
+
+#[test]
+fn qwen2moe_streams_the_same_bits() {
+    arch_streams_the_same_bits("qwen2moe");
+    // The shared expert is dense: resident with the attention weights, never in a cache slot.
+    let dir = tempfile::tempdir().unwrap();
+    let index = ModelIndex::open(&synth_arch(dir.path(), "qwen2moe")).unwrap();
+    let dense: Vec<&str> = index.dense.iter().map(|&i| index.file.tensors[i].name.as_str()).collect();
+    for l in 0..4 {
+        for t in ["ffn_gate_inp_shexp", "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp"] {
+            assert!(dense.contains(&format!("blk.{l}.{t}.weight").as_str()), "{t} of layer {l} is not dense");
+        }
+    }
+    assert!(index.layers.iter().all(|l| l.tensors.len() == 3), "an entry is the routed gate, up and down only");
+}

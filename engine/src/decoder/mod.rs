@@ -1,4 +1,4 @@
-//! The qwen3moe decoder on ggml.
+//! The MoE decoder on ggml: qwen3moe, olmoe, mixtral (llama with experts) and qwen2moe.
 //!
 //! A forward pass over a micro-batch is a sequence of graphs, one per layer boundary:
 //! graph 0 embeds the tokens and runs layer 0's attention and router; graph `l` (1 ≤ l < L)
@@ -9,14 +9,21 @@
 //! expert's FFN is its own small set of nodes whose weight tensors point at the provider's
 //! bytes, so computing an expert at another address gives the same bits.
 //!
-//! The math follows llama.cpp's `llm_build_qwen3moe` and `build_moe_ffn`: RMS norms, Q/K norms
-//! per head, NeoX RoPE, grouped-query attention over an F16 KV cache (`flash_attn_ext`),
-//! softmax router, top-k, weights divided by their sum (clamped at 6.1e-5), SwiGLU experts,
-//! the weighted sum of experts in rank order, output norm, lm_head.
+//! The math follows llama.cpp's graph builders (`src/models/<arch>.cpp`) over its shared
+//! `build_qkv`, `build_attn`, `build_moe_ffn` and `build_ffn`: RMS norms, the architecture's
+//! Q/K norm and RoPE layout, grouped-query attention over an F16 KV cache (`flash_attn_ext`),
+//! softmax router, top-k, weights divided by their sum (clamped at 6.1e-5) where the
+//! architecture does, SwiGLU experts, the weighted sum of experts in rank order, a resident
+//! shared expert where there is one, output norm, lm_head. The blocks are shared
+//! ([`attention`], [`moe`]); what differs per architecture is data ([`arch`]).
 
+mod arch;
+mod attention;
+mod moe;
 mod replay;
 mod weights;
 
+pub use arch::{recipe, QkNorm, Recipe, SharedGate};
 pub use replay::RouteReplay;
 pub use weights::{Mapping, ResidentExperts};
 
@@ -24,10 +31,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::ggml::{
-    self, Context, GgmlType, Graph, GraphAllocator, RopeMode, RopeParams, Tensor, TensorSet, ThreadPool,
-};
-use crate::model::{self, ArchParams, ModelIndex, Proj, Qwen3MoeParams};
+use crate::ggml::{self, Context, GgmlType, Graph, GraphAllocator, Tensor, TensorSet, ThreadPool};
+use crate::model::{self, ModelIndex, MoeParams, Proj};
 
 /// Errors of the decoder.
 #[derive(Debug, thiserror::Error)]
@@ -165,12 +170,18 @@ pub unsafe trait DenseSource: std::fmt::Debug + Send + Sync {
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Faults {
-    /// Use the top-k softmax weights without dividing by their sum.
-    pub unnormalised_weights: bool,
+    /// Normalise the top-k weights where the model does not, and not where it does.
+    pub flip_weight_norm: bool,
     /// Rotate queries as if one position later than their keys.
     pub rope_shift: bool,
-    /// Skip the per-head Q and K RMS norms.
+    /// Skip the Q and K RMS norms.
     pub no_qk_norm: bool,
+    /// Q/K norms per head where the model norms the whole projection, and vice versa.
+    pub wrong_qk_norm: bool,
+    /// The other RoPE layout (normal for NeoX, NeoX for normal).
+    pub wrong_rope_mode: bool,
+    /// The shared expert without its gate.
+    pub no_shared_gate: bool,
 }
 
 /// Decoder settings.
@@ -204,18 +215,33 @@ pub enum Logits {
     All,
 }
 
+/// Indices into the weight set of one layer's dense tensors.
 struct LayerWeights {
     attn_norm: usize,
     wq: usize,
     wk: usize,
     wv: usize,
     wo: usize,
-    q_norm: usize,
-    k_norm: usize,
+    bq: Option<usize>,
+    bk: Option<usize>,
+    bv: Option<usize>,
+    bo: Option<usize>,
+    q_norm: Option<usize>,
+    k_norm: Option<usize>,
     ffn_norm: usize,
     router: usize,
+    shexp: Option<SharedExpert>,
     /// Type and `[ne0, ne1]` of one expert's gate, up and down.
     experts: [(GgmlType, [i64; 2]); 3],
+}
+
+/// The resident shared expert of a layer.
+struct SharedExpert {
+    gate: usize,
+    up: usize,
+    down: usize,
+    /// `ffn_gate_inp_shexp`, `[n_embd]`.
+    gate_inp: Option<usize>,
 }
 
 /// Indices into the state set.
@@ -234,6 +260,8 @@ struct State {
     y: usize,
     /// The next layer's predicted top-k (look-ahead), I32 `[k]`.
     pred: usize,
+    /// The shared expert's gated output, F32 `[n_embd, n_ubatch]` (architectures with one).
+    shexp: Option<usize>,
 }
 
 /// One layer's routing in one forward pass (for `--route-trace`): each routed expert with its
@@ -264,7 +292,8 @@ pub struct Stats {
 /// The weights and state the graphs are built from (borrowed while a graph is built, apart
 /// from the decoder's mutable parts).
 struct Model {
-    hp: Qwen3MoeParams,
+    hp: MoeParams,
+    recipe: Recipe,
     n_vocab: u64,
     opts: Options,
     weights: TensorSet,
@@ -276,7 +305,7 @@ struct Model {
     st: State,
 }
 
-/// The qwen3moe decoder: dense weights from the mapped file, experts from a provider.
+/// The decoder: dense weights from the mapped file (or memory), experts from a provider.
 pub struct Decoder<P: ExpertProvider> {
     m: Model,
     provider: P,
@@ -333,8 +362,17 @@ impl<P: ExpertProvider> Decoder<P> {
     /// # Errors
     /// See [`Decoder::open_resident`].
     pub fn new(index: &ModelIndex, dense: Arc<dyn DenseSource>, provider: P, opts: Options) -> Result<Self> {
-        let ArchParams::Qwen3Moe(hp) = &index.params;
-        let mut hp = hp.clone();
+        let mut hp = index.params.hp.clone();
+        let recipe = arch::recipe(index.params.arch);
+        if index.layers.len() != hp.n_layer as usize
+            || index.layers.iter().enumerate().any(|(i, l)| l.layer as usize != i)
+        {
+            return Err(Error::Unsupported(format!(
+                "layers without routed experts ({} of {} layers have them)",
+                index.layers.len(),
+                hp.n_layer
+            )));
+        }
         if let Some(k) = opts.n_expert_used {
             if k == 0 || k > hp.n_expert {
                 return Err(Error::Unsupported(format!("--n-expert-used {k}: the model has {} experts", hp.n_expert)));
@@ -365,6 +403,8 @@ impl<P: ExpertProvider> Decoder<P> {
             unsafe { weights.get(i).set_data_ptr(ptr.cast_mut()) };
             Ok(i)
         };
+        // A tensor the architecture may have: loaded when the file has it.
+        let has = |name: &str, allowed: bool| allowed && index.file.tensor(name).is_some();
         let tok_embd = add("token_embd.weight", &[e, n_vocab])?;
         let output_norm = add("output_norm.weight", &[e])?;
         let output =
@@ -384,24 +424,64 @@ impl<P: ExpertProvider> Decoder<P> {
                 let d = t.proj.expert_dims(e, hp.n_ff_exp);
                 experts[slot] = (t.ty, [d[0] as i64, d[1] as i64]);
             }
+            let b = |s: &str| format!("blk.{l}.{s}.bias");
+            let mut opt = |name: String, want: &[u64], allowed: bool| -> Result<Option<usize>> {
+                if has(&name, allowed) {
+                    add(&name, want).map(Some)
+                } else {
+                    Ok(None)
+                }
+            };
+            let (bq, bk, bv) = (
+                opt(b("attn_q"), &[q], recipe.qkv_bias)?,
+                opt(b("attn_k"), &[kv], recipe.qkv_bias)?,
+                opt(b("attn_v"), &[kv], recipe.qkv_bias)?,
+            );
+            let bo = opt(b("attn_output"), &[e], recipe.out_bias)?;
+            let (q_norm, k_norm) = match recipe.qk_norm {
+                QkNorm::None => (None, None),
+                QkNorm::PerHead => {
+                    (Some(add(&n("attn_q_norm"), &[hp.head_dim])?), Some(add(&n("attn_k_norm"), &[hp.head_dim])?))
+                }
+                QkNorm::Whole => (Some(add(&n("attn_q_norm"), &[q])?), Some(add(&n("attn_k_norm"), &[kv])?)),
+            };
+            let shexp = match recipe.shared_expert {
+                None => None,
+                Some(gate) => {
+                    let f = hp.n_ff_shexp;
+                    Some(SharedExpert {
+                        gate: add(&n("ffn_gate_shexp"), &[e, f])?,
+                        up: add(&n("ffn_up_shexp"), &[e, f])?,
+                        down: add(&n("ffn_down_shexp"), &[f, e])?,
+                        gate_inp: match gate {
+                            SharedGate::Sigmoid => Some(add(&n("ffn_gate_inp_shexp"), &[e])?),
+                        },
+                    })
+                }
+            };
             layers.push(LayerWeights {
                 attn_norm: add(&n("attn_norm"), &[e])?,
                 wq: add(&n("attn_q"), &[e, q])?,
                 wk: add(&n("attn_k"), &[e, kv])?,
                 wv: add(&n("attn_v"), &[e, kv])?,
                 wo: add(&n("attn_output"), &[q, e])?,
-                q_norm: add(&n("attn_q_norm"), &[hp.head_dim])?,
-                k_norm: add(&n("attn_k_norm"), &[hp.head_dim])?,
+                bq,
+                bk,
+                bv,
+                bo,
+                q_norm,
+                k_norm,
                 ffn_norm: add(&n("ffn_norm"), &[e])?,
                 router: add(&n("ffn_gate_inp"), &[e, u64::from(hp.n_expert)])?,
+                shexp,
                 experts,
             });
         }
 
         let (ctx, ub, k) = (i64::from(opts.n_ctx), i64::from(opts.n_ubatch), i64::from(hp.n_expert_used));
         let kv_bytes = 2 * kv as usize * opts.n_ctx as usize * 2 * hp.n_layer as usize;
-        let scratch = (2 * e as usize + 2 * k as usize + e as usize * k as usize) * ub as usize * 4;
-        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 6, kv_bytes + scratch + 64 * k as usize)?;
+        let scratch = (3 * e as usize + 2 * k as usize + e as usize * k as usize) * ub as usize * 4;
+        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 7, kv_bytes + scratch + 64 * k as usize + 1024)?;
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         let (hd, nkv) = (hp.head_dim as i64, i64::from(hp.n_head_kv));
         for l in 0..hp.n_layer {
@@ -417,9 +497,13 @@ impl<P: ExpertProvider> Decoder<P> {
             wts: state.push("moe_w", GgmlType::F32, &[k, ub])?,
             y: state.push("moe_y", GgmlType::F32, &[e as i64, k * ub])?,
             pred: state.push("moe_pred", GgmlType::I32, &[k])?,
+            shexp: match recipe.shared_expert {
+                Some(_) => Some(state.push("shexp_out", GgmlType::F32, &[e as i64, ub])?),
+                None => None,
+            },
         };
         Ok(Self {
-            m: Model { hp, n_vocab, opts, weights, layers, tok_embd, output_norm, output, state, st },
+            m: Model { hp, recipe, n_vocab, opts, weights, layers, tok_embd, output_norm, output, state, st },
             provider,
             pool: ThreadPool::new(opts.n_threads)?,
             alloc: GraphAllocator::new()?,
@@ -434,7 +518,7 @@ impl<P: ExpertProvider> Decoder<P> {
     }
 
     /// The model's hyper-parameters.
-    pub fn params(&self) -> &Qwen3MoeParams {
+    pub fn params(&self) -> &MoeParams {
         &self.m.hp
     }
 
@@ -596,12 +680,13 @@ impl<P: ExpertProvider> Decoder<P> {
                 let last = &groups[groups.len() - 1];
                 let st = self.provider.stacks(p as u32 - 1);
                 let moe = m.moe(&ctx, &mut g, p - 1, n_rows, &used, last, &self.ptrs, st, true, &mut inputs)?;
-                let moe = moe.expect("the last group sums");
+                let moe = m.ffn_out(&ctx, moe.expect("the last group sums"), n_rows)?;
                 let res = m.state.get(m.st.res);
                 ctx.add(moe, ctx.view(res, &[res.ne()[0], n_rows as i64], &[res.nb()[1]], 0)?)?
             };
             let out = if p < n_layer {
-                m.attention(&ctx, &mut g, p, x, n, keep, pos0, &mask, lookahead && p + 1 < n_layer, &mut inputs)?;
+                let ffn_inp = m.attention(&ctx, &mut g, p, x, n, pos0, &mask, &mut inputs)?;
+                m.ffn_head(&ctx, &mut g, p, ffn_inp, n, keep, lookahead && p + 1 < n_layer)?;
                 None
             } else {
                 let normed = ctx.mul(ctx.rms_norm(x, hp.rms_eps as f32)?, m.weights.get(m.output_norm))?;
@@ -685,329 +770,6 @@ impl<P: ExpertProvider> Decoder<P> {
         stats.compute_s += t0.elapsed().as_secs_f64();
         stats.graphs += 1;
         Ok(())
-    }
-}
-
-impl Model {
-    /// Layer `l`'s attention and router on `x` (`[n_embd, n]`); writes the FFN input, residual,
-    /// expert ids and weights of the last `keep` rows into the state tensors.
-    #[allow(clippy::too_many_arguments)]
-    fn attention<'a>(
-        &'a self,
-        ctx: &'a Context,
-        g: &mut Graph<'a>,
-        l: usize,
-        x: Tensor<'a>,
-        n: usize,
-        keep: usize,
-        pos0: u32,
-        mask: &[u8],
-        predict: bool,
-        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
-    ) -> Result<()> {
-        let hp = &self.hp;
-        let lw = &self.layers[l];
-        let w = |i| self.weights.get(i);
-        let eps = hp.rms_eps as f32;
-        let (hd, nh, nkv, ni) = (hp.head_dim as i64, i64::from(hp.n_head), i64::from(hp.n_head_kv), n as i64);
-        let pos0 = i64::from(pos0);
-        let faults = self.opts.faults;
-
-        let cur = ctx.mul(ctx.rms_norm(x, eps)?, w(lw.attn_norm))?;
-        let mut q = ctx.reshape(ctx.mul_mat(w(lw.wq), cur)?, &[hd, nh, ni])?;
-        let mut k = ctx.reshape(ctx.mul_mat(w(lw.wk), cur)?, &[hd, nkv, ni])?;
-        let v = ctx.reshape(ctx.mul_mat(w(lw.wv), cur)?, &[hd, nkv, ni])?;
-        if !faults.no_qk_norm {
-            q = ctx.mul(ctx.rms_norm(q, eps)?, w(lw.q_norm))?;
-            k = ctx.mul(ctx.rms_norm(k, eps)?, w(lw.k_norm))?;
-        }
-        let positions: Vec<i32> = (0..ni).map(|i| (pos0 + i) as i32).collect();
-        let pos = input(ctx, GgmlType::I32, &[ni], inputs, i32_bytes(&positions))?;
-        let rope = RopeParams {
-            n_ctx_orig: hp.n_ctx_train.min(i32::MAX as u64) as i32,
-            ..RopeParams::plain(hd as i32, RopeMode::Neox, hp.rope_freq_base as f32)
-        };
-        let q_pos = if faults.rope_shift {
-            let shifted: Vec<i32> = positions.iter().map(|p| p + 1).collect();
-            input(ctx, GgmlType::I32, &[ni], inputs, i32_bytes(&shifted))?
-        } else {
-            pos
-        };
-        let q = ctx.rope_ext(q, q_pos, &rope)?;
-        let k = ctx.rope_ext(k, pos, &rope)?;
-
-        // Store K and V at positions pos0.. of the cache.
-        let (kc, vc) = (self.state.get(self.st.k[l]), self.state.get(self.st.v[l]));
-        let row = kc.nb()[2];
-        let k_dst = ctx.view(kc, &[hd, nkv, ni], &[kc.nb()[1], row], pos0 as usize * row)?;
-        let v_dst = ctx.view(vc, &[hd, nkv, ni], &[vc.nb()[1], row], pos0 as usize * row)?;
-        g.build_forward_expand(ctx.cpy(k, k_dst)?)?;
-        g.build_forward_expand(ctx.cpy(v, v_dst)?)?;
-
-        let n_kv = pos0 + ni;
-        let k_all = ctx.view(kc, &[hd, n_kv, nkv], &[row, kc.nb()[1]], 0)?;
-        let v_all = ctx.view(vc, &[hd, n_kv, nkv], &[row, vc.nb()[1]], 0)?;
-        let mask = input(ctx, GgmlType::F16, &[n_kv, ni], inputs, mask.to_vec())?;
-        let qp = ctx.permute(q, [0, 2, 1, 3])?;
-        let att = ctx.flash_attn_ext(qp, k_all, v_all, mask, 1.0 / (hd as f32).sqrt())?;
-        let att = ctx.reshape(att, &[hd * nh, ni])?;
-        let att = ctx.mul_mat(w(lw.wo), att)?;
-        let mut ffn_inp = ctx.add(att, x)?;
-        if keep < n {
-            ffn_inp =
-                ctx.view(ffn_inp, &[hp.n_embd as i64, keep as i64], &[ffn_inp.nb()[1]], (n - keep) * ffn_inp.nb()[1])?;
-        }
-        let h = ctx.mul(ctx.rms_norm(ffn_inp, eps)?, w(lw.ffn_norm))?;
-
-        // Router: softmax over experts, top-k, weights normalised as the model says.
-        let kk = hp.n_expert_used as i64;
-        let nk = keep as i64;
-        let probs = ctx.soft_max(ctx.mul_mat(w(lw.router), h)?)?;
-        let top = ctx.argsort_top_k(probs, kk as usize)?;
-        let probs3 = ctx.reshape(probs, &[1, i64::from(hp.n_expert), nk])?;
-        let mut wts = ctx.reshape(ctx.get_rows(probs3, top)?, &[kk, nk])?;
-        if hp.expert_weights_norm && !faults.unnormalised_weights {
-            let sum = ctx.clamp(ctx.sum_rows(wts)?, 6.103_515_6e-5, f32::INFINITY)?;
-            wts = ctx.div(wts, sum)?;
-        }
-        if hp.expert_weights_scale != 0.0 && hp.expert_weights_scale != 1.0 {
-            wts = ctx.scale(wts, hp.expert_weights_scale as f32)?;
-        }
-
-        let st = &self.state;
-        let dst = |i: usize, ne0: i64| -> Result<Tensor<'a>> {
-            let t = st.get(i);
-            Ok(ctx.view(t, &[ne0, nk], &[t.nb()[1]], 0)?)
-        };
-        g.build_forward_expand(ctx.cpy(h, dst(self.st.h, hp.n_embd as i64)?)?)?;
-        g.build_forward_expand(ctx.cpy(ffn_inp, dst(self.st.res, hp.n_embd as i64)?)?)?;
-        g.build_forward_expand(ctx.cpy(top, dst(self.st.ids, kk)?)?)?;
-        g.build_forward_expand(ctx.cpy(wts, dst(self.st.wts, kk)?)?)?;
-        if predict {
-            // The next layer's router applied to this layer's FFN input: a guess at its experts.
-            let next = &self.layers[l + 1];
-            let guess = ctx.argsort_top_k(ctx.mul_mat(w(next.router), h)?, kk as usize)?;
-            let pred = self.state.get(self.st.pred);
-            g.build_forward_expand(ctx.cpy(guess, ctx.view(pred, &[kk], &[], 0)?)?)?;
-        }
-        Ok(())
-    }
-
-    /// Layer `l`'s experts `group` (a part of `used`, whose weights are `ptrs`) on the FFN
-    /// input of `n` rows: each on the rows routed to it, scaled by its weight, written to its
-    /// place in the expert-major output buffer. With `last`, also the sum per row in rank
-    /// order of every routed expert's output (the earlier groups wrote theirs in earlier
-    /// graphs).
-    #[allow(clippy::too_many_arguments)]
-    fn moe<'a>(
-        &'a self,
-        ctx: &'a Context,
-        g: &mut Graph<'a>,
-        l: usize,
-        n: usize,
-        used: &BTreeMap<u32, Vec<(usize, usize)>>,
-        group: &[u32],
-        ptrs: &[[*const u8; 3]],
-        stacks: Option<[Stack; 3]>,
-        last: bool,
-        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
-    ) -> Result<Option<Tensor<'a>>> {
-        let k = self.hp.n_expert_used as usize;
-        let e = self.hp.n_embd as i64;
-        let hs = self.state.get(self.st.h);
-        let h = ctx.view(hs, &[e, n as i64], &[hs.nb()[1]], 0)?;
-        let ws = self.state.get(self.st.wts);
-        // Every acquired expert on the provider's stacks: mul_mat_id over them.
-        let stacked = stacks.and_then(|st| {
-            let idx: Option<Vec<usize>> = ptrs
-                .iter()
-                .map(|p| {
-                    let i = st[0].index_of(p[0])?;
-                    (st[1].index_of(p[1]) == Some(i) && st[2].index_of(p[2]) == Some(i)).then_some(i)
-                })
-                .collect();
-            idx.map(|i| (st, i))
-        });
-        if let Some((st, idx)) = &stacked {
-            if last && group.len() == used.len() {
-                return self.moe_stacked(ctx, l, n, h, ws, used, group, st, idx, inputs).map(Some);
-            }
-        }
-        let wflat = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, (k * n) as i64])?;
-        let y_all = self.state.get(self.st.y);
-        let mut perm = vec![0i32; k * n];
-        let mut off = 0usize;
-        if let Some((st, idx)) = &stacked {
-            // A part of a wider union: the part's routed rows, gathered in the expert-major order
-            // of the output buffer, through mul_mat_id with one expert per row.
-            let (mut rows, mut slots, mut sidx) = (Vec::new(), Vec::new(), Vec::new());
-            let mut start = None;
-            for (&expert, routes) in used {
-                if let Some(i) = group.iter().position(|&x| x == expert) {
-                    start.get_or_insert(off);
-                    for &(t, j) in routes {
-                        rows.push(t as i32);
-                        slots.push((t * k + j) as i32);
-                        sidx.push(idx[i] as i32);
-                    }
-                }
-                for (q, &(t, j)) in routes.iter().enumerate() {
-                    perm[t * k + j] = (off + q) as i32;
-                }
-                off += routes.len();
-            }
-            let m = rows.len() as i64;
-            let x = ctx.get_rows(h, input(ctx, GgmlType::I32, &[m], inputs, i32_bytes(&rows))?)?;
-            let x = ctx.reshape(x, &[e, 1, m])?;
-            let ids = input(ctx, GgmlType::I32, &[1, m], inputs, i32_bytes(&sidx))?;
-            let y = self.experts_id(ctx, l, x, ids, st)?;
-            let y = ctx.reshape(y, &[e, m])?;
-            let w = ctx.get_rows(wflat, input(ctx, GgmlType::I32, &[m], inputs, i32_bytes(&slots))?)?;
-            let y = ctx.mul(y, w)?;
-            let at = start.unwrap_or(0) * y_all.nb()[1];
-            g.build_forward_expand(ctx.cpy(y, ctx.view(y_all, &[e, m], &[y_all.nb()[1]], at)?)?)?;
-            if !last {
-                return Ok(None);
-            }
-            return self.moe_sum(ctx, n, y_all, &perm, inputs).map(Some);
-        }
-        for (&expert, routes) in used {
-            let m = routes.len();
-            if let Some(i) = group.iter().position(|&x| x == expert) {
-                let rows: Vec<i32> = routes.iter().map(|&(t, _)| t as i32).collect();
-                let slots: Vec<i32> = routes.iter().map(|&(t, j)| (t * k + j) as i32).collect();
-                let sl = input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&slots))?;
-                // (Inputs must be used by the graph, or they get no memory.)
-                let xe = if n == 1 {
-                    h
-                } else {
-                    ctx.get_rows(h, input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&rows))?)?
-                };
-                let proj = |which: usize| self.expert_proj(ctx, l, which, ptrs[i][which]);
-                let gate = ctx.mul_mat(proj(0)?, xe)?;
-                let up = ctx.mul_mat(proj(1)?, xe)?;
-                let y = ctx.mul_mat(proj(2)?, ctx.swiglu_split(gate, up)?)?;
-                let y = ctx.mul(y, ctx.get_rows(wflat, sl)?)?;
-                let dst = ctx.view(y_all, &[e, m as i64], &[y_all.nb()[1]], off * y_all.nb()[1])?;
-                g.build_forward_expand(ctx.cpy(y, dst)?)?;
-            }
-            for (q, &(t, j)) in routes.iter().enumerate() {
-                perm[t * k + j] = (off + q) as i32;
-            }
-            off += m;
-        }
-        if !last {
-            return Ok(None);
-        }
-        self.moe_sum(ctx, n, y_all, &perm, inputs).map(Some)
-    }
-
-    /// The per-row sum, in rank order, of the expert outputs in the expert-major buffer
-    /// (`perm[t × k + j]` = the buffer row of row `t`'s rank-`j` expert).
-    fn moe_sum<'a>(
-        &'a self,
-        ctx: &'a Context,
-        n: usize,
-        y_all: Tensor<'a>,
-        perm: &[i32],
-        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
-    ) -> Result<Tensor<'a>> {
-        let k = self.hp.n_expert_used as usize;
-        let e = self.hp.n_embd as i64;
-        let perm = input(ctx, GgmlType::I32, &[(k * n) as i64], inputs, i32_bytes(perm))?;
-        let y_used = ctx.view(y_all, &[e, (k * n) as i64], &[y_all.nb()[1]], 0)?;
-        let z = ctx.reshape(ctx.get_rows(y_used, perm)?, &[e, k as i64, n as i64])?;
-        self.sum_ranks(ctx, z, n)
-    }
-
-    /// `z` `[e, k, n]` summed over the ranks in order: z₀ + z₁ + … (llama.cpp's order).
-    fn sum_ranks<'a>(&'a self, ctx: &'a Context, z: Tensor<'a>, n: usize) -> Result<Tensor<'a>> {
-        let k = self.hp.n_expert_used as usize;
-        let e = self.hp.n_embd as i64;
-        let mut out = ctx.view(z, &[e, n as i64], &[z.nb()[2]], 0)?;
-        for j in 1..k {
-            out = ctx.add(out, ctx.view(z, &[e, n as i64], &[z.nb()[2]], j * z.nb()[1])?)?;
-        }
-        if k == 1 {
-            out = ctx.cont(out)?;
-        }
-        Ok(out)
-    }
-
-    /// A projection's stack as a `[ne0, ne1, count]` tensor with the stack's stride.
-    fn stack_tensor<'a>(&self, ctx: &'a Context, l: usize, which: usize, st: &Stack) -> Result<Tensor<'a>> {
-        let (ty, ne) = self.layers[l].experts[which];
-        let t = ctx.new_tensor(ty, &[ne[0], ne[1], st.count as i64])?;
-        // SAFETY: the provider's contract (ExpertProvider::stacks and acquire): every index
-        // the ids name is an acquired expert whose projection lies at base + index × stride,
-        // ne[0] × ne[1] of `ty`, until release (after this graph is computed); the stride is at
-        // least one expert's bytes (stacks never overlap their entries), and mul_mat_id reads
-        // only the rows of the experts the ids name.
-        unsafe {
-            t.set_stride(2, st.stride);
-            t.set_data_ptr(st.base.cast_mut());
-        }
-        Ok(t)
-    }
-
-    /// gate/up/down through `mul_mat_id` on the stacks: `x` `[e, 1 or k, rows]`, `ids`
-    /// `[k', rows]` → `[e, k', rows]`.
-    fn experts_id<'a>(
-        &self,
-        ctx: &'a Context,
-        l: usize,
-        x: Tensor<'a>,
-        ids: Tensor<'a>,
-        st: &[Stack; 3],
-    ) -> Result<Tensor<'a>> {
-        let up = ctx.mul_mat_id(self.stack_tensor(ctx, l, 1, &st[1])?, x, ids)?;
-        let gate = ctx.mul_mat_id(self.stack_tensor(ctx, l, 0, &st[0])?, x, ids)?;
-        let act = ctx.swiglu_split(gate, up)?;
-        Ok(ctx.mul_mat_id(self.stack_tensor(ctx, l, 2, &st[2])?, act, ids)?)
-    }
-
-    /// All of a layer's routed experts at once on the stacks, as llama.cpp's `build_moe_ffn`:
-    /// mul_mat_id over `[e, 1, n]` with the rows' stack indices, times the weights, summed.
-    #[allow(clippy::too_many_arguments)]
-    fn moe_stacked<'a>(
-        &'a self,
-        ctx: &'a Context,
-        l: usize,
-        n: usize,
-        h: Tensor<'a>,
-        ws: Tensor<'a>,
-        used: &BTreeMap<u32, Vec<(usize, usize)>>,
-        group: &[u32],
-        st: &[Stack; 3],
-        idx: &[usize],
-        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
-    ) -> Result<Tensor<'a>> {
-        let k = self.hp.n_expert_used as usize;
-        let e = self.hp.n_embd as i64;
-        let mut ids = vec![0i32; k * n];
-        for (&expert, routes) in used {
-            let i = group.iter().position(|&x| x == expert).expect("every used expert is in the group");
-            for &(t, j) in routes {
-                ids[t * k + j] = idx[i] as i32;
-            }
-        }
-        let ids = input(ctx, GgmlType::I32, &[k as i64, n as i64], inputs, i32_bytes(&ids))?;
-        let x = ctx.reshape(h, &[e, 1, n as i64])?;
-        let y = self.experts_id(ctx, l, x, ids, st)?;
-        let w = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, k as i64, n as i64])?;
-        let y = ctx.mul(y, w)?;
-        self.sum_ranks(ctx, y, n)
-    }
-
-    /// An expert's projection `which` (0 gate, 1 up, 2 down) as a tensor on the provider's bytes.
-    fn expert_proj<'a>(&self, ctx: &'a Context, l: usize, which: usize, ptr: *const u8) -> Result<Tensor<'a>> {
-        let (ty, ne) = self.layers[l].experts[which];
-        let t = ctx.new_tensor(ty, &ne)?;
-        // SAFETY: the provider's contract: the pointer holds this expert's projection
-        // (ne[0] × ne[1] of `ty`, the bytes of the file) until release, which comes after the
-        // graph using it is computed.
-        unsafe { t.set_data_ptr(ptr.cast_mut()) };
-        Ok(t)
     }
 }
 

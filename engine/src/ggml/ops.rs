@@ -190,6 +190,16 @@ impl Context {
         Tensor::from_raw(unsafe { sys::ggml_swiglu_split(self.raw(), gate.raw(), up.raw()) })
     }
 
+    /// SiLU, element-wise: `x · sigmoid(x)`.
+    ///
+    /// # Errors
+    /// [`Error::ContextFull`].
+    pub fn silu<'a>(&'a self, a: Tensor<'a>) -> Result<Tensor<'a>> {
+        self.reserve_node()?;
+        // SAFETY: live context and tensor.
+        Tensor::from_raw(unsafe { sys::ggml_silu(self.raw(), a.raw()) })
+    }
+
     /// Softmax over rows.
     ///
     /// # Errors

@@ -11,7 +11,7 @@
 
 mod arch;
 
-pub use arch::{arch_spec, ArchParams, ArchSpec, MoeShape, Proj, Qwen3MoeParams, ARCHS};
+pub use arch::{arch_spec, Arch, ArchParams, ArchSpec, MoeParams, MoeShape, Proj, Qwen3MoeParams, ARCHS};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -31,6 +31,9 @@ pub enum Error {
     /// An architecture this build cannot index.
     #[error("model: architecture `{arch}` is not supported (known: {known})")]
     UnknownArch { arch: String, known: String },
+    /// An architecture of the table whose file has no experts (a dense llama).
+    #[error("model: this `{arch}` model has no experts (expert_count absent or 0): a dense model, not streamed")]
+    NotMoe { arch: String },
     /// Params parsed for one architecture from a file of another.
     #[error("model: expected architecture `{expected}`, found `{found}`")]
     WrongArch { expected: &'static str, found: String },
@@ -49,6 +52,14 @@ pub enum Error {
     /// An expert (or router) tensor whose shape does not match the params.
     #[error("model: tensor `{name}` has shape {dims:?}, expected {expected:?}")]
     TensorShape { name: String, dims: Vec<u64>, expected: Vec<u64> },
+}
+
+impl Error {
+    /// Whether the model is well formed but not something this build decodes (an unknown
+    /// architecture, a dense model): `bmoe run` hands such a model to llama.cpp.
+    pub fn not_streamable(&self) -> bool {
+        matches!(self, Error::UnknownArch { .. } | Error::NotMoe { .. })
+    }
 }
 
 /// Result alias of the model index.
@@ -188,6 +199,29 @@ impl ModelIndex {
     /// Bytes of all experts of all layers.
     pub fn expert_bytes(&self) -> u64 {
         self.layers.iter().map(|l| l.entry_bytes() * u64::from(l.n_expert)).sum()
+    }
+
+    /// Parameters (weights) of the whole model: every tensor's element count.
+    pub fn n_params(&self) -> u64 {
+        self.file.tensors.iter().map(|t| t.dims.iter().product::<u64>()).sum()
+    }
+
+    /// Parameters one token computes with at top-`k`: every dense tensor (shared experts
+    /// included) plus `min(k, n_expert)` routed experts per MoE layer (the "active" count
+    /// model cards publish).
+    pub fn active_params(&self, k: u32) -> u64 {
+        let s = self.shape();
+        let dense: u64 = self.dense.iter().map(|&i| self.file.tensors[i].dims.iter().product::<u64>()).sum();
+        let experts: u64 = self
+            .layers
+            .iter()
+            .map(|l| {
+                let per: u64 =
+                    l.tensors.iter().map(|t| t.proj.expert_dims(s.n_embd, s.n_ff_exp).iter().product::<u64>()).sum();
+                u64::from(k.min(l.n_expert)) * per
+            })
+            .sum();
+        dense + experts
     }
 
     /// Entry bytes of each MoE layer, in layer order.

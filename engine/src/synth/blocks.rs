@@ -4,7 +4,8 @@
 //! random bytes and only its scale fields are written, with bounded f16 scales chosen so the
 //! dequantised weights have mean ≈ 0 and a chosen standard deviation σ. With σ ≈ 1/√fan_in a
 //! projection of a unit-RMS activation has unit-scale outputs, so activations stay finite
-//! through any depth. The layouts are ggml's `block_q8_0`, `block_q4_K`, `block_q6_K`.
+//! through any depth. The layouts are ggml's `block_q8_0`, `block_q5_0`, `block_q5_1`,
+//! `block_q4_K`, `block_q5_K`, `block_q6_K`.
 
 use rand::{Rng, RngCore};
 
@@ -72,6 +73,8 @@ const Q6K_SC: i8 = 2;
 /// and of q for q uniform in -128..128.
 const SD_U4: f32 = 4.609_772;
 const SD_U6: f32 = 18.472_953;
+/// Standard deviation of q uniform in 0..32 (5-bit quants).
+const SD_U5: f32 = 9.233_093;
 const SD_I8: f32 = 73.900_38;
 
 /// A scale `base` jittered by ±25 % using one random byte, as f16 bits.
@@ -97,8 +100,8 @@ impl std::fmt::Debug for Offset<'_> {
 /// weights of standard deviation ≈ `sigma` and mean ≈ 0, or ≈ `offset` where one is given.
 ///
 /// # Panics
-/// If `ty` is not one of f32, f16, q8_0, q4_K, q6_K, or `out` is not whole blocks, or an
-/// offset is asked of q6_K (which has no way to carry one).
+/// If `ty` is not one of f32, f16, q8_0, q5_0, q5_1, q4_K, q5_K, q6_K, or `out` is not whole
+/// blocks, or an offset is asked of q6_K or q5_0 (which have no way to carry one).
 pub fn fill(ty: GgmlType, out: &mut [u8], sigma: f32, rng: &mut impl RngCore, offset: Option<&Offset<'_>>) {
     let ts = ty.type_size();
     assert_eq!(out.len() % ts, 0, "{ty}: {} bytes is not whole blocks", out.len());
@@ -147,6 +150,40 @@ pub fn fill(ty: GgmlType, out: &mut [u8], sigma: f32, rng: &mut impl RngCore, of
                 b[2..4].copy_from_slice(&f32_to_f16(dmin).to_le_bytes());
                 // scales[12]: sc and m of sub-blocks 0..4 in the low 6 bits of bytes 0..8,
                 // sub-blocks 4..8 as nibbles of bytes 8..12 (high bits in bytes 0..8's top 2).
+                let sc = Q4K_SC as u8;
+                b[4..12].fill(sc);
+                b[12..16].fill(sc | (sc << 4));
+            }
+        }
+        GgmlType::Q5_0 => {
+            // d, qh[4], qs[16]: x = d·(q − 16), q ∈ 0..32.
+            rng.fill_bytes(out);
+            assert!(offset.is_none(), "q5_0 blocks cannot carry an offset");
+            let base = sigma / SD_U5;
+            for b in out.chunks_exact_mut(ts) {
+                let d = jitter(base, b[0]);
+                b[..2].copy_from_slice(&d.to_le_bytes());
+            }
+        }
+        GgmlType::Q5_1 => {
+            // d, m, qh[4], qs[16]: x = d·q + m, q ∈ 0..32; m centres q on the block's mean.
+            rng.fill_bytes(out);
+            let base = sigma / SD_U5;
+            for (i, b) in out.chunks_exact_mut(ts).enumerate() {
+                let d = f16_to_f32(jitter(base, b[0]));
+                b[..2].copy_from_slice(&f32_to_f16(d).to_le_bytes());
+                b[2..4].copy_from_slice(&f32_to_f16(mean(i) - d * 15.5).to_le_bytes());
+            }
+        }
+        GgmlType::Q5_K => {
+            // As q4_K with 5-bit quants (qh[32] before qs[128]): x = d·sc·q − dmin·m, q ∈ 0..32.
+            rng.fill_bytes(out);
+            let base = sigma / (Q4K_SC * SD_U5);
+            for (i, b) in out.chunks_exact_mut(ts).enumerate() {
+                let d = f16_to_f32(jitter(base, b[0]));
+                let dmin = d * 15.5 - mean(i) / Q4K_SC;
+                b[..2].copy_from_slice(&f32_to_f16(d).to_le_bytes());
+                b[2..4].copy_from_slice(&f32_to_f16(dmin).to_le_bytes());
                 let sc = Q4K_SC as u8;
                 b[4..12].fill(sc);
                 b[12..16].fill(sc | (sc << 4));

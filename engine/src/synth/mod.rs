@@ -54,6 +54,8 @@ pub struct SynthArch {
     pub name: &'static str,
     pub tensors: fn(&Shape) -> Vec<TensorSpec>,
     pub metadata: fn(&Shape) -> Vec<(String, Value)>,
+    /// Adapts a preset to what the architecture requires of its shape (olmoe: no GQA).
+    pub fit: fn(&mut Shape),
 }
 
 /// A model shape.
@@ -64,6 +66,8 @@ pub struct Shape {
     /// Dense FFN size recorded in metadata (`feed_forward_length`).
     pub n_ff: u64,
     pub n_ff_exp: u64,
+    /// Hidden size of the shared expert (0: none; qwen2moe).
+    pub n_ff_shexp: u64,
     pub n_expert: u64,
     pub n_expert_used: u64,
     pub n_head: u64,
@@ -80,7 +84,18 @@ pub const CHAT_TEMPLATE: &str = "{% for message in messages %}{{'<|im_start|>' +
     message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
 /// The preset shape names.
-pub const PRESETS: &[&str] = &["tiny", "small", "qwen3-30b-a3b"];
+pub const PRESETS: &[&str] = &["tiny", "small", "qwen3-30b-a3b", "olmoe-1b-7b", "mixtral-8x7b", "qwen1.5-moe-a2.7b"];
+
+/// The architecture of a real model's preset (`None` for the generic shapes, which fit any).
+pub fn preset_arch(name: &str) -> Option<&'static str> {
+    match name {
+        "qwen3-30b-a3b" => Some("qwen3moe"),
+        "olmoe-1b-7b" => Some("olmoe"),
+        "mixtral-8x7b" => Some("llama"),
+        "qwen1.5-moe-a2.7b" => Some("qwen2moe"),
+        _ => None,
+    }
+}
 
 /// The shape of preset `name`.
 pub fn preset(name: &str) -> Option<Shape> {
@@ -91,6 +106,7 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_embd: 256,
             n_ff: 512,
             n_ff_exp: 256,
+            n_ff_shexp: 0,
             n_expert: 8,
             n_expert_used: 2,
             n_head: 4,
@@ -107,6 +123,7 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_embd: 1024,
             n_ff: 2048,
             n_ff_exp: 512,
+            n_ff_shexp: 0,
             n_expert: 32,
             n_expert_used: 4,
             n_head: 16,
@@ -123,6 +140,7 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_embd: 2048,
             n_ff: 6144,
             n_ff_exp: 768,
+            n_ff_shexp: 0,
             n_expert: 128,
             n_expert_used: 8,
             n_head: 32,
@@ -130,6 +148,57 @@ pub fn preset(name: &str) -> Option<Shape> {
             head_dim: 128,
             n_vocab: 151_936,
             n_ctx: 40_960,
+            rope_base: 1e6,
+            rms_eps: 1e-6,
+        },
+        // OLMoE-1B-7B (allenai/OLMoE-1B-7B-0924 config.json): 6.92B parameters, 1.28B active.
+        "olmoe-1b-7b" => Shape {
+            n_layer: 16,
+            n_embd: 2048,
+            n_ff: 1024,
+            n_ff_exp: 1024,
+            n_ff_shexp: 0,
+            n_expert: 64,
+            n_expert_used: 8,
+            n_head: 16,
+            n_head_kv: 16,
+            head_dim: 128,
+            n_vocab: 50_304,
+            n_ctx: 4096,
+            rope_base: 10_000.0,
+            rms_eps: 1e-5,
+        },
+        // Mixtral-8x7B (mistralai/Mixtral-8x7B-v0.1 config.json): 46.7B parameters, 12.9B active.
+        "mixtral-8x7b" => Shape {
+            n_layer: 32,
+            n_embd: 4096,
+            n_ff: 14_336,
+            n_ff_exp: 14_336,
+            n_ff_shexp: 0,
+            n_expert: 8,
+            n_expert_used: 2,
+            n_head: 32,
+            n_head_kv: 8,
+            head_dim: 128,
+            n_vocab: 32_000,
+            n_ctx: 32_768,
+            rope_base: 1e6,
+            rms_eps: 1e-5,
+        },
+        // Qwen1.5-MoE-A2.7B (Qwen/Qwen1.5-MoE-A2.7B config.json): 14.3B parameters, 2.7B active.
+        "qwen1.5-moe-a2.7b" => Shape {
+            n_layer: 24,
+            n_embd: 2048,
+            n_ff: 5632,
+            n_ff_exp: 1408,
+            n_ff_shexp: 5632,
+            n_expert: 60,
+            n_expert_used: 4,
+            n_head: 16,
+            n_head_kv: 16,
+            head_dim: 128,
+            n_vocab: 151_936,
+            n_ctx: 8192,
             rope_base: 1e6,
             rms_eps: 1e-6,
         },
@@ -177,24 +246,46 @@ impl Quant {
         }
     }
 
-    /// The type of a tensor with `role` in `layer` of `n_layer`, as llama-quantize picks it
-    /// for a MoE model with more than 8 experts (no 8-expert special cases apply).
-    pub fn tensor_type(self, role: Role, layer: Option<u32>, n_layer: u32) -> GgmlType {
-        if matches!(role, Role::Norm | Role::Router) {
+    /// The type of `spec` in a model of shape `s`, as llama-quantize picks it
+    /// (`llama_tensor_get_type_impl` and `tensor_type_fallback` in `llama-quant.cpp`): norms,
+    /// routers and 1-D tensors stay f32; Q4_K_M gives attn_v and every ffn_down (routed and
+    /// shared) of the `use_more_bits` layers q6_K, the output q6_K; an 8-expert model
+    /// (Mixtral) gets q8_0 attn_k and attn_v and q5_K attn_output; a k-quant whose rows are not
+    /// whole 256-blocks falls back to q5_0 (for q4_K), q5_1 (q5_K) or q8_0 (q6_K).
+    pub fn tensor_type(self, spec: &TensorSpec, s: &Shape) -> GgmlType {
+        let role = spec.role;
+        if matches!(role, Role::Norm | Role::Router | Role::Bias | Role::ShexpGateInp) || spec.dims.len() < 2 {
             return GgmlType::F32;
         }
-        match self {
+        let ty = match self {
             Quant::F32 => GgmlType::F32,
             Quant::F16 => GgmlType::F16,
             Quant::Q8_0 => GgmlType::Q8_0,
             Quant::Q4KM => {
-                let more = layer.is_some_and(|l| use_more_bits(l, n_layer));
+                let more = spec.layer.is_some_and(|l| use_more_bits(l, s.n_layer));
+                let eight = s.n_expert == 8;
                 match role {
                     Role::Output => GgmlType::Q6_K,
-                    Role::AttnV | Role::ExpDown if more => GgmlType::Q6_K,
+                    Role::AttnK | Role::AttnV if eight => GgmlType::Q8_0,
+                    Role::AttnOut if eight => GgmlType::Q5_K,
+                    Role::AttnV | Role::ExpDown | Role::ShexpDown if more => GgmlType::Q6_K,
                     _ => GgmlType::Q4_K,
                 }
             }
+        };
+        if spec.dims[0] % ty.block_size() as u64 == 0 {
+            return ty;
+        }
+        let fallback = match ty {
+            GgmlType::Q4_K => GgmlType::Q5_0,
+            GgmlType::Q5_K => GgmlType::Q5_1,
+            GgmlType::Q6_K => GgmlType::Q8_0,
+            other => other,
+        };
+        if spec.dims[0] % fallback.block_size() as u64 == 0 {
+            fallback
+        } else {
+            GgmlType::F16
         }
     }
 }
@@ -219,8 +310,9 @@ impl Options {
     /// # Errors
     /// [`Error::UnknownShape`] / [`Error::UnknownArch`].
     pub fn new(arch: &str, shape: &str, quant: Quant, seed: u64) -> Result<Self> {
-        synth_arch(arch)?;
-        let s = preset(shape).ok_or_else(|| Error::UnknownShape(shape.to_string()))?;
+        let a = synth_arch(arch)?;
+        let mut s = preset(shape).ok_or_else(|| Error::UnknownShape(shape.to_string()))?;
+        (a.fit)(&mut s);
         Ok(Self { arch: arch.into(), shape_name: shape.into(), shape: s, quant, seed, split: 1, route_skew: 0.0 })
     }
 }
@@ -267,7 +359,7 @@ pub fn plan(o: &Options) -> Result<Plan> {
     let s = &o.shape;
     let mut tensors = Vec::new();
     for (index, spec) in (arch.tensors)(s).into_iter().enumerate() {
-        let ty = o.quant.tensor_type(spec.role, spec.layer, s.n_layer);
+        let ty = o.quant.tensor_type(&spec, s);
         if spec.dims[0] % ty.block_size() as u64 != 0 {
             return Err(Error::Shape { name: spec.name, ne0: spec.dims[0], ty, block: ty.block_size() });
         }
@@ -428,6 +520,26 @@ pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Re
     Ok(paths)
 }
 
+/// Writes only the headers of the model `o` describes, each file extended to its full length
+/// with a hole where the tensor data would be: the same headers (hence the same index, entry
+/// sizes and token cycle for `bmoe inspect`) as [`write`], in no disk space and no time, for
+/// real models' shapes. The weights read as zeros: not a model to run.
+///
+/// # Errors
+/// Any planning error; [`Error::Io`] if a file cannot be written.
+pub fn write_sparse(o: &Options, path: &Path) -> Result<Vec<PathBuf>> {
+    let plan = plan(o)?;
+    let paths = output_paths(path, o.split);
+    for ((header, _), p) in plan.shards.iter().zip(&paths) {
+        let io = |source| Error::Io { path: p.display().to_string(), source };
+        let mut file = File::create(p).map_err(io)?;
+        let head = header.to_bytes();
+        file.write_all(&head).map_err(io)?;
+        file.set_len(head.len() as u64 + header.data_len()).map_err(io)?;
+    }
+    Ok(paths)
+}
+
 /// Standard deviation of a tensor's weights: unit-scale outputs for unit-RMS inputs, with the
 /// residual-branch outputs (attention output, expert down) scaled by 1/√(2·n_layer) so the
 /// residual stream stays O(1) at any depth, and logits of s.d. ≈ 2.
@@ -436,7 +548,9 @@ fn sigma(role: Role, dims: &[u64], n_layer: u32) -> f32 {
     match role {
         Role::TokenEmbd => 1.0,
         Role::Output => 2.0 / fan_in.sqrt(),
-        Role::AttnOut | Role::ExpDown => 1.0 / fan_in.sqrt() / (2.0 * n_layer as f32).sqrt(),
+        Role::AttnOut | Role::ExpDown | Role::ShexpDown => 1.0 / fan_in.sqrt() / (2.0 * n_layer as f32).sqrt(),
+        // Biases move q, k and v by a fraction of their unit scale.
+        Role::Bias => 0.5,
         _ => 1.0 / fan_in.sqrt(),
     }
 }
