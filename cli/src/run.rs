@@ -40,6 +40,35 @@ pub enum MoeStream {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Overlap {
+    /// Per-expert pipelining and look-ahead.
+    Full,
+    /// Per-expert pipelining only.
+    Pipeline,
+    /// Look-ahead only.
+    Lookahead,
+}
+
+impl Overlap {
+    fn lookahead(o: Option<Self>) -> bool {
+        matches!(o, Some(Overlap::Full | Overlap::Lookahead))
+    }
+
+    fn pipeline(o: Option<Self>) -> bool {
+        matches!(o, Some(Overlap::Full | Overlap::Pipeline))
+    }
+
+    fn describe(o: Option<Self>) -> &'static str {
+        match o {
+            None => "off",
+            Some(Overlap::Full) => "on (per-expert pipelining + look-ahead)",
+            Some(Overlap::Pipeline) => "on (per-expert pipelining)",
+            Some(Overlap::Lookahead) => "on (look-ahead)",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum DenseWeights {
     /// Dense tensors on the file's mapping, faulted in on first use.
     Mmap,
@@ -122,10 +151,12 @@ pub struct Args {
     /// Read through the page cache instead of O_DIRECT.
     #[arg(long)]
     no_odirect: bool,
-    /// Overlap: during decode, predict each next layer's experts with its router and read them
-    /// while the current layer computes (lossless; switches itself off when it does not pay).
-    #[arg(long)]
-    overlap: bool,
+    /// Overlap reads with compute (lossless): `full` (the default when the flag is given) =
+    /// per-expert pipelining (each expert computes as soon as its bytes land) + look-ahead (each
+    /// next layer's experts, predicted by its router, read while this layer computes; switches
+    /// itself off when it does not pay); or only `pipeline` or only `lookahead`.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "full")]
+    overlap: Option<Overlap>,
     /// Where the dense weights live.
     #[arg(long, value_enum, default_value_t = DenseWeights::Anon)]
     dense_weights: DenseWeights,
@@ -291,6 +322,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         n_threads: threads,
         n_ubatch: args.ubatch,
         n_expert_used: args.n_expert_used,
+        pipeline: Overlap::pipeline(args.overlap),
         ..Options::default()
     };
     let replay = match (&args.route_replay, engine) {
@@ -390,14 +422,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 policy: args.cache_policy,
                 io,
                 n_expert_used: args.n_expert_used,
-                lookahead: args.overlap,
+                lookahead: Overlap::lookahead(args.overlap),
             };
             let s =
                 StreamingExperts::new(&index, so).with_context(|| format!("setting up streaming of {model_name}"))?;
             let info = s.engine().info().clone();
             let direct = s.engine().file(0).map(|f| f.o_direct()).unwrap_or(false);
             let raised = if s.budget_raised() {
-                let twice = if args.overlap { " twice (look-ahead reads the next layer's)" } else { "" };
+                let twice =
+                    if Overlap::lookahead(args.overlap) { " twice (look-ahead reads the next layer's)" } else { "" };
                 format!(" (raised from {:.0} MiB to the widest layer's top-{k}{twice})", budget as f64 / MIB)
             } else {
                 String::new()
@@ -414,7 +447,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 raised,
                 args.cache_policy,
                 format!("{:?}", args.dense_weights).to_lowercase(),
-                if args.overlap { "on (look-ahead)" } else { "off" },
+                Overlap::describe(args.overlap),
             );
             let cycle = index.cycle_bytes(k);
             stream_info = Some(StreamInfo { budget_mib: s.pool_bytes() as f64 / MIB, cycle_mib: cycle as f64 / MIB });
@@ -432,7 +465,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ("o_direct", direct.to_string()),
                 ("fixed_buffers", info.fixed_buffers.to_string()),
                 ("dense_weights", format!("{:?}", args.dense_weights).to_lowercase()),
-                ("overlap", args.overlap.to_string()),
+                ("overlap", format!("{:?}", args.overlap).to_lowercase()),
             ]);
             if (s.pool_bytes() as u64) < cycle {
                 eprintln!(
@@ -686,7 +719,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 if decode.io_s > 0.0 { json!(read / decode.io_s) } else { serde_json::Value::Null },
             );
             summary.insert("evictions".into(), json!(p.evictions));
-            if args.overlap {
+            if args.overlap.is_some() {
                 let acc = (p.real_with_prediction > 0)
                     .then(|| 100.0 * p.predicted_real as f64 / p.real_with_prediction as f64);
                 let useful = (p.spec_entries > 0).then(|| 100.0 * p.spec_useful as f64 / p.spec_entries as f64);

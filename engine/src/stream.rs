@@ -150,6 +150,21 @@ pub struct StreamingExperts {
     predicted: Vec<Vec<u32>>,
     /// Per layer look-ahead figures and switches.
     la_layers: Vec<LayerLookahead>,
+    /// The acquire in progress: its layer, experts and the entries whose reads are pending.
+    pend_layer: u32,
+    pend_experts: Vec<u32>,
+    pend: Vec<Pending>,
+}
+
+/// An entry of the acquire in progress whose reads have not all landed.
+#[derive(Debug)]
+struct Pending {
+    /// Index into the acquire's experts.
+    idx: usize,
+    id: EntryId,
+    tickets: Vec<Ticket>,
+    /// Read speculatively (a failed read is then tried again, not an error).
+    spec: bool,
 }
 
 fn region_bytes(len: u64) -> usize {
@@ -274,6 +289,9 @@ impl StreamingExperts {
             speculative: HashSet::new(),
             predicted: vec![Vec::new(); n_entries],
             la_layers: vec![LayerLookahead::default(); n_entries],
+            pend_layer: 0,
+            pend_experts: Vec::new(),
+            pend: Vec::new(),
         })
     }
 
@@ -396,6 +414,36 @@ impl StreamingExperts {
         }
     }
 
+    /// Submit the reads of entry `id` (expert `self.pend_experts[idx]` of the acquire in
+    /// progress) into its slot; it joins the pending ones.
+    fn submit_entry(&mut self, idx: usize, id: EntryId, spec: bool) -> Result<()> {
+        let layer = self.pend_layer as usize;
+        let slot = self.slot_of[id as usize].expect("an admitted entry has a slot");
+        let expert = self.pend_experts[idx];
+        let mut reqs = [Request { file: self.files[0], offset: 0, len: 0, dest: 0 }; 3];
+        for (which, r) in reqs.iter_mut().enumerate() {
+            let (off, len, dest) = self.payload(slot, layer, which, expert);
+            *r = Request { file: self.files[self.layout[layer][which].shard], offset: off, len, dest };
+        }
+        let tickets = self.engine.submit(&reqs).map_err(|e| Error::Provider(e.to_string()))?;
+        let bytes = reqs.iter().map(|r| r.len as u64).sum::<u64>();
+        self.stats.bytes_read += bytes;
+        metrics::counter!("bmoe_expert_bytes_read_total").increment(bytes);
+        self.pend.push(Pending { idx, id, tickets, spec });
+        Ok(())
+    }
+
+    /// After a failed read: drain the reads still pending, drop their entries, unpin all.
+    fn fail_pending(&mut self) {
+        for p in std::mem::take(&mut self.pend) {
+            self.engine.cancel(&p.tickets);
+            let _ = self.engine.wait_all(&p.tickets);
+            self.drop_entry(p.id);
+        }
+        self.cache.unpin_all();
+        self.pinned.clear();
+    }
+
     /// Whether look-ahead is on, and why it switched itself off if it did.
     pub fn lookahead(&self) -> (bool, Option<&str>) {
         (self.lookahead, self.lookahead_off.as_deref())
@@ -426,25 +474,35 @@ fn proj_slot(p: Proj) -> Result<usize> {
 // reused (no eviction of pinned entries, and a slot is reused only after eviction).
 unsafe impl ExpertProvider for StreamingExperts {
     fn acquire(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<()> {
+        self.acquire_start(layer, experts, out)?;
+        while !self.pend.is_empty() {
+            self.acquire_more()?;
+        }
+        Ok(())
+    }
+
+    fn acquire_start(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<Vec<usize>> {
         let t0 = Instant::now();
         let io_before = self.stats.io_s;
         out.clear();
-        // Speculative reads: the ones really routed are waited for (a failed one leaves the
-        // cache and is read again below); the others are kept if they landed, else cancelled.
+        debug_assert!(self.pend.is_empty(), "an acquire still in progress");
+        // Speculative reads of other entries: kept if they landed, else cancelled. This
+        // layer's routed ones stay in flight and are waited for like misses (a failed one is
+        // read again).
         if !self.inflight.is_empty() {
             let pending: Vec<EntryId> = self.inflight.keys().copied().collect();
             for id in pending {
                 let key = self.cache.geometry().key(id);
                 let wanted = key.layer == layer && experts.contains(&key.expert);
                 let landed = self.inflight[&id].iter().all(Ticket::is_done);
-                if wanted || landed {
+                if landed {
                     let spec = self.speculative.contains(&id);
                     if !self.settle(id, false) {
                         self.drop_entry(id);
                     } else if spec {
                         self.speculative.insert(id);
                     }
-                } else {
+                } else if !wanted {
                     self.drop_entry(id);
                 }
             }
@@ -462,18 +520,26 @@ unsafe impl ExpertProvider for StreamingExperts {
         let geom_id = |c: &ExpertCache, e: u32| {
             c.geometry().id(ExpertKey { layer, expert: e }).map_err(|e| Error::Provider(e.to_string()))
         };
-        // Hits first (pinned), then misses (admitted, evicting by policy).
+        // Hits first (pinned; a speculative one still in flight is waited for later), then
+        // misses (admitted, evicting by policy).
         let mut misses = Vec::new();
         let mut ids = Vec::with_capacity(experts.len());
+        let mut ready = Vec::with_capacity(experts.len());
         for (rank, &e) in experts.iter().enumerate() {
             let id = geom_id(&self.cache, e)?;
             let a = Access { id, rank: rank as u32, weight: 0.0, seq: self.seq };
             self.seq += 1;
             if self.cache.lookup(&a) == Lookup::Miss {
-                misses.push(a);
-            } else if self.speculative.remove(&id) {
-                self.stats.spec_useful += 1;
-                self.la_layers[layer as usize].spec_useful += 1;
+                misses.push((rank, a));
+            } else {
+                if self.speculative.remove(&id) {
+                    self.stats.spec_useful += 1;
+                    self.la_layers[layer as usize].spec_useful += 1;
+                }
+                match self.inflight.remove(&id) {
+                    Some(tickets) => self.pend.push(Pending { idx: rank, id, tickets, spec: true }),
+                    None => ready.push(rank),
+                }
             }
             ids.push(id);
             self.pinned.push(id);
@@ -486,19 +552,17 @@ unsafe impl ExpertProvider for StreamingExperts {
         }
         metrics::counter!("bmoe_expert_hits_total").increment((experts.len() - misses.len()) as u64);
         metrics::counter!("bmoe_expert_misses_total").increment(misses.len() as u64);
-        let mut reqs = Vec::with_capacity(misses.len() * 3);
         let mut n_evicted = 0u64;
-        for a in &misses {
+        for (_, a) in &misses {
             self.evicted.clear();
             self.cache.admit(a, &mut self.evicted);
             n_evicted += self.evicted.len() as u64;
             self.free_evicted();
             let Some(slot) = self.free.pop() else {
-                for b in &misses {
+                for (_, b) in &misses {
                     self.drop_entry(b.id);
                 }
-                self.cache.unpin_all();
-                self.pinned.clear();
+                self.fail_pending();
                 return Err(Error::Provider(format!(
                     "no free slot among {} for layer {layer}: {} experts at once",
                     self.n_slots,
@@ -506,37 +570,25 @@ unsafe impl ExpertProvider for StreamingExperts {
                 )));
             };
             self.slot_of[a.id as usize] = Some(slot);
-            let key = self.cache.geometry().key(a.id);
-            for which in 0..3 {
-                let (off, len, dest) = self.payload(slot, layer as usize, which, key.expert);
-                let shard = self.layout[layer as usize][which].shard;
-                reqs.push(Request { file: self.files[shard], offset: off, len, dest });
-            }
         }
         metrics::counter!("bmoe_expert_evictions_total").increment(n_evicted);
+        self.pend_layer = layer;
+        self.pend_experts.clear();
+        self.pend_experts.extend_from_slice(experts);
         // Bookkeeping time, without the waits for speculative reads (counted as I/O by settle).
         self.stats.manage_s += (t0.elapsed().as_secs_f64() - (self.stats.io_s - io_before)).max(0.0);
-        if !reqs.is_empty() {
-            let t1 = Instant::now();
-            let res = self.engine.submit(&reqs).and_then(|tickets| self.engine.wait_all(&tickets));
-            let waited = t1.elapsed();
-            self.stats.io_s += waited.as_secs_f64();
-            metrics::counter!("bmoe_io_wait_microseconds_total").increment(waited.as_micros() as u64);
-            if let Err(e) = res {
-                // Everything of the batch has completed or failed (wait_all drains it); the
-                // missed entries' bytes are not trustworthy, so they leave the cache.
-                for a in &misses {
-                    self.drop_entry(a.id);
+        for &(rank, a) in &misses {
+            if let Err(e) = self.submit_entry(rank, a.id, false) {
+                for (_, b) in &misses {
+                    if !self.pend.iter().any(|p| p.id == b.id) {
+                        self.drop_entry(b.id);
+                    }
                 }
-                self.cache.unpin_all();
-                self.pinned.clear();
-                return Err(Error::Provider(e.to_string()));
+                self.fail_pending();
+                return Err(e);
             }
-            let bytes = reqs.iter().map(|r| r.len as u64).sum::<u64>();
-            self.stats.reads += misses.len() as u64;
-            self.stats.bytes_read += bytes;
-            metrics::counter!("bmoe_expert_bytes_read_total").increment(bytes);
         }
+        self.stats.reads += misses.len() as u64;
         for (&id, &e) in ids.iter().zip(experts) {
             let slot = self.slot_of[id as usize].expect("a pinned entry has a slot");
             let mut p = [std::ptr::null(); 3];
@@ -546,7 +598,56 @@ unsafe impl ExpertProvider for StreamingExperts {
             }
             out.push(p);
         }
-        Ok(())
+        Ok(ready)
+    }
+
+    fn acquire_more(&mut self) -> Result<Vec<usize>> {
+        if self.pend.is_empty() {
+            return Ok(Vec::new());
+        }
+        let t = Instant::now();
+        let mut ready = Vec::new();
+        let mut failed = None;
+        loop {
+            let mut i = 0;
+            while i < self.pend.len() {
+                if !self.pend[i].tickets.iter().all(Ticket::is_done) {
+                    i += 1;
+                    continue;
+                }
+                let p = self.pend.swap_remove(i);
+                match self.engine.wait_all(&p.tickets) {
+                    Ok(()) => ready.push(p.idx),
+                    // A speculative read that failed: read it again, as any miss.
+                    Err(_) if p.spec => {
+                        self.stats.reads += 1;
+                        if let Err(e) = self.submit_entry(p.idx, p.id, false) {
+                            failed.get_or_insert((p.id, e));
+                        }
+                    }
+                    Err(e) => {
+                        failed.get_or_insert((p.id, Error::Provider(e.to_string())));
+                    }
+                }
+            }
+            if failed.is_some() || !ready.is_empty() || self.pend.is_empty() {
+                break;
+            }
+            // One of an entry's reads landing is not enough: wait on the ones still out.
+            let out: Vec<&Ticket> = self.pend.iter().flat_map(|p| p.tickets.iter()).filter(|t| !t.is_done()).collect();
+            self.engine.wait_any_of(&out);
+        }
+        let waited = t.elapsed();
+        self.stats.io_s += waited.as_secs_f64();
+        metrics::counter!("bmoe_io_wait_microseconds_total").increment(waited.as_micros() as u64);
+        if let Some((id, e)) = failed {
+            // The entry's bytes are not trustworthy: it leaves the cache, and so do the ones
+            // still being read (after their reads are drained).
+            self.drop_entry(id);
+            self.fail_pending();
+            return Err(e);
+        }
+        Ok(ready)
     }
 
     fn release(&mut self, _layer: u32) {

@@ -339,6 +339,11 @@ impl ReadEngine {
     /// Blocks until at least one of `tickets` is done and returns the index of
     /// the first done one. `None` for an empty slice.
     pub fn wait_any(&self, tickets: &[Ticket]) -> Option<usize> {
+        self.wait_any_of(&tickets.iter().collect::<Vec<_>>())
+    }
+
+    /// [`Self::wait_any`] over tickets held in several places.
+    pub fn wait_any_of(&self, tickets: &[&Ticket]) -> Option<usize> {
         if tickets.is_empty() {
             return None;
         }

@@ -32,6 +32,8 @@ pub enum Fault {
 pub struct FaultBackend {
     inner: Box<dyn Backend>,
     plan: HashMap<u64, Fault>,
+    /// Faults by the op's file offset: how many more pushes at that offset get the fault.
+    by_offset: HashMap<u64, (u32, Fault)>,
     pushed: u64,
     synthetic: Vec<Completion>,
     delay_until: HashMap<u64, Instant>,
@@ -46,6 +48,7 @@ impl FaultBackend {
         Self {
             inner,
             plan: plan.into_iter().collect(),
+            by_offset: HashMap::new(),
             pushed: 0,
             synthetic: Vec::new(),
             delay_until: HashMap::new(),
@@ -53,6 +56,15 @@ impl FaultBackend {
             held: Vec::new(),
             log: Arc::default(),
         }
+    }
+
+    /// Also give `fault` to the first `times` ops pushed at file offset `offset` (`u32::MAX`:
+    /// every one, like a bad sector). Unlike ordinals, offsets do not depend on the order in
+    /// which concurrent reads reach the backend.
+    #[must_use]
+    pub fn fail_offset(mut self, offset: u64, times: u32, fault: Fault) -> Self {
+        self.by_offset.insert(offset, (times, fault));
+        self
     }
 
     /// Every op pushed so far, as issued to the wrapped backend (before faults).
@@ -91,7 +103,14 @@ impl Backend for FaultBackend {
     unsafe fn push(&mut self, op: Op) {
         self.pushed += 1;
         self.log.lock().unwrap_or_else(|e| e.into_inner()).push(op);
-        match self.plan.get(&self.pushed).copied() {
+        let mut fault = self.plan.get(&self.pushed).copied();
+        if fault.is_none() {
+            if let Some((left, f)) = self.by_offset.get_mut(&op.offset).filter(|(left, _)| *left > 0) {
+                *left -= 1;
+                fault = Some(*f);
+            }
+        }
+        match fault {
             Some(Fault::Errno(e)) => self.synthetic.push(Completion { tag: op.tag, result: Err(OsError(e)) }),
             Some(Fault::Short { keep }) => {
                 self.short.insert(op.tag, keep.max(1));

@@ -69,13 +69,33 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// # Safety
 /// The pointers `acquire` returns (gate, up, down of each requested expert, in the order
 /// asked) must point at that expert's bytes of the model (the same bytes the file holds),
-/// aligned as in the file modulo 32, readable and unwritten until `release(layer)`.
+/// aligned as in the file modulo 32, readable and unwritten until `release(layer)`. The same
+/// holds of the pointers `acquire_start` returns, for each expert from the moment its index
+/// was returned as ready (by `acquire_start` or `acquire_more`).
 pub unsafe trait ExpertProvider {
     /// Make `experts` of `layer` available; `out` receives one `[gate, up, down]` per expert.
     ///
     /// # Errors
     /// Whatever made the bytes unavailable (a read error naming file and offset).
     fn acquire(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<()>;
+    /// [`Self::acquire`] that may return before every expert's bytes are in: `out` receives
+    /// every pointer at once; the result is the indices (into `experts`) whose bytes are in
+    /// now; [`Self::acquire_more`] waits for the others. (Default: all at once.)
+    ///
+    /// # Errors
+    /// As [`Self::acquire`].
+    fn acquire_start(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<Vec<usize>> {
+        self.acquire(layer, experts, out)?;
+        Ok((0..experts.len()).collect())
+    }
+    /// Wait until more of the experts of the last [`Self::acquire_start`] are in, and return
+    /// their indices; empty once they all are.
+    ///
+    /// # Errors
+    /// A read that failed (the acquire is then over: nothing stays pinned).
+    fn acquire_more(&mut self) -> Result<Vec<usize>> {
+        Ok(Vec::new())
+    }
     /// The experts of `layer` acquired last are no longer in use.
     fn release(&mut self, layer: u32);
     /// The most experts one `acquire` may ask for (at least the model's top-k). A prefill
@@ -195,6 +215,9 @@ pub struct Options {
     pub n_ubatch: u32,
     /// Route each token to this many experts instead of the model's top-k (lossy).
     pub n_expert_used: Option<u32>,
+    /// Per-expert pipelining (lossless): compute the routed experts whose bytes are in while
+    /// the others are still being read, each group as it lands; the sum stays in rank order.
+    pub pipeline: bool,
     #[doc(hidden)]
     pub faults: Faults,
 }
@@ -202,7 +225,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         let n_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Self { n_ctx: 4096, n_threads, n_ubatch: 512, n_expert_used: None, faults: Faults::default() }
+        Self { n_ctx: 4096, n_threads, n_ubatch: 512, n_expert_used: None, pipeline: false, faults: Faults::default() }
     }
 }
 
@@ -655,19 +678,51 @@ impl<P: ExpertProvider> Decoder<P> {
                     Self::compute(&mut self.alloc, &mut self.pool, &mut self.stats, &g, &inputs)?;
                     self.provider.release(p as u32 - 1);
                 }
-                Self::acquire(
-                    &mut self.provider,
-                    &mut self.ptrs,
-                    &mut self.stats,
-                    p as u32 - 1,
-                    &groups[groups.len() - 1],
-                )?;
-                // Look-ahead: this layer's reads are done; the next layer's predicted experts
-                // read while this graph computes.
+                let group = groups.pop().expect("at least one group");
+                let t0 = std::time::Instant::now();
+                let mut ready = self.provider.acquire_start(p as u32 - 1, &group, &mut self.ptrs)?;
+                self.stats.provider_s += t0.elapsed().as_secs_f64();
+                if self.ptrs.len() != group.len() {
+                    return Err(Error::Provider(format!("{} pointers for {} experts", self.ptrs.len(), group.len())));
+                }
+                // Look-ahead: the next layer's predicted experts queue behind this layer's
+                // misses and read while this layer computes.
                 if !pred.is_empty() && p < n_layer {
                     let experts: Vec<u32> = pred.iter().map(|&e| e as u32).collect();
                     self.provider.prefetch(p as u32, &experts);
                 }
+                // Per-expert pipelining: while some are still being read, compute the ones in
+                // (into the expert-major buffer; the last graph sums every expert in rank order).
+                let mut waiting = group.len() - ready.len();
+                while waiting > 0 {
+                    if m.opts.pipeline && !ready.is_empty() {
+                        let part: Vec<u32> = ready.iter().map(|&i| group[i]).collect();
+                        let part_ptrs: Vec<[*const u8; 3]> = ready.iter().map(|&i| self.ptrs[i]).collect();
+                        let nodes = 64 + 16 * part.len();
+                        let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
+                        let mut g = ctx.new_graph(nodes)?;
+                        let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
+                        let st = self.provider.stacks(p as u32 - 1);
+                        m.moe(&ctx, &mut g, p - 1, n_rows, &used, &part, &part_ptrs, st, false, &mut inputs)?;
+                        Self::compute(&mut self.alloc, &mut self.pool, &mut self.stats, &g, &inputs)?;
+                        ready.clear();
+                    }
+                    let t0 = std::time::Instant::now();
+                    let more = self.provider.acquire_more()?;
+                    self.stats.provider_s += t0.elapsed().as_secs_f64();
+                    if more.is_empty() {
+                        return Err(Error::Provider(format!("{waiting} experts never landed")));
+                    }
+                    waiting -= more.len();
+                    ready.extend(more);
+                }
+                // The last graph computes the rest (all of them without pipelining).
+                let rest: Vec<u32> =
+                    if m.opts.pipeline { ready.iter().map(|&i| group[i]).collect() } else { group.clone() };
+                if m.opts.pipeline {
+                    self.ptrs = ready.iter().map(|&i| self.ptrs[i]).collect();
+                }
+                groups.push(rest);
             }
             let nodes = 256 + 16 * k * n.min(hp.n_expert as usize);
             let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
