@@ -145,13 +145,19 @@ impl Model {
         let mut perm = vec![0i32; k * n];
         let mut off = 0usize;
         if let Some((st, idx)) = &stacked {
-            // A part of a wider union: the part's routed rows, gathered in the expert-major order
-            // of the output buffer, through mul_mat_id with one expert per row.
+            // A part of the routed experts (of a wider union, or those whose bytes are in while
+            // others are read): the part's routed rows, gathered in the expert-major order of the
+            // output buffer, through mul_mat_id with one expert per row; then copied to the
+            // buffer run by run (the part's experts need not be neighbours there).
             let (mut rows, mut slots, mut sidx) = (Vec::new(), Vec::new(), Vec::new());
-            let mut start = None;
+            // (first row in the part, first row in the buffer, rows)
+            let mut runs: Vec<(usize, usize, usize)> = Vec::new();
             for (&expert, routes) in used {
                 if let Some(i) = group.iter().position(|&x| x == expert) {
-                    start.get_or_insert(off);
+                    match runs.last_mut() {
+                        Some(r) if r.1 + r.2 == off => r.2 += routes.len(),
+                        _ => runs.push((rows.len(), off, routes.len())),
+                    }
                     for &(t, j) in routes {
                         rows.push(t as i32);
                         slots.push((t * k + j) as i32);
@@ -171,8 +177,11 @@ impl Model {
             let y = ctx.reshape(y, &[e, m])?;
             let w = ctx.get_rows(wflat, input(ctx, GgmlType::I32, &[m], inputs, i32_bytes(&slots))?)?;
             let y = ctx.mul(y, w)?;
-            let at = start.unwrap_or(0) * y_all.nb()[1];
-            g.build_forward_expand(ctx.cpy(y, ctx.view(y_all, &[e, m], &[y_all.nb()[1]], at)?)?)?;
+            for &(from, to, len) in &runs {
+                let src = ctx.view(y, &[e, len as i64], &[y.nb()[1]], from * y.nb()[1])?;
+                let dst = ctx.view(y_all, &[e, len as i64], &[y_all.nb()[1]], to * y_all.nb()[1])?;
+                g.build_forward_expand(ctx.cpy(src, dst)?)?;
+            }
             if !last {
                 return Ok(None);
             }
