@@ -114,10 +114,11 @@ fn streamed_equals_resident() {
         ("one lane", 5.0, BackendKind::Uring, 1, true),
         ("no O_DIRECT", 5.0, BackendKind::Uring, 4, false),
     ];
-    for &(what, budget, backend, lanes, direct) in cases {
-        let mut d = streamer(&path, budget, backend, lanes, direct);
+    // Each case serial, then with --overlap (per-expert pipelining + look-ahead).
+    for (&(what, budget, backend, lanes, direct), overlap) in cases.iter().flat_map(|c| [(c, false), (c, true)]) {
+        let mut d = streamer_full(&path, budget, backend, lanes, direct, overlap, overlap);
         let got = bits(&generate(&mut d));
-        assert!(got == want, "{what}: streamed output differs from resident");
+        assert!(got == want, "{what} (overlap {overlap}): streamed output differs from resident");
         let s = d.provider_mut();
         assert_eq!(s.engine().file(0).unwrap().o_direct(), direct, "{what}: O_DIRECT as asked");
         let c = s.cache().counters().total();
@@ -151,18 +152,23 @@ fn two_generations_over_a_warm_cache_and_a_split_model() {
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "m.gguf", 1);
     let want = bits(&resident(&path));
-    let mut d = streamer(&path, 32.0, BackendKind::Auto, 4, true);
-    assert!(bits(&generate(&mut d)) == want);
-    let read_before = d.provider_mut().stats().bytes_read;
-    d.reset();
-    assert!(bits(&generate(&mut d)) == want, "second generation differs");
-    assert_eq!(d.provider_mut().stats().bytes_read, read_before, "a warm cache holding every expert reads nothing");
-
     let split = synth_model(dir.path(), "s.gguf", 3);
     assert!(split.to_str().unwrap().ends_with("-00001-of-00003.gguf"));
-    let want = bits(&resident(&split));
-    let mut d = streamer(&split, 4.0, BackendKind::Auto, 4, true);
-    assert!(bits(&generate(&mut d)) == want, "split model: streamed differs from resident");
+    let want_split = bits(&resident(&split));
+    for overlap in [false, true] {
+        let mut d = streamer_full(&path, 32.0, BackendKind::Auto, 4, true, overlap, overlap);
+        assert!(bits(&generate(&mut d)) == want);
+        let read_before = d.provider_mut().stats().bytes_read;
+        d.reset();
+        assert!(bits(&generate(&mut d)) == want, "second generation differs (overlap {overlap})");
+        assert_eq!(d.provider_mut().stats().bytes_read, read_before, "a warm cache holding every expert reads nothing");
+
+        let mut d = streamer_full(&split, 4.0, BackendKind::Auto, 4, true, overlap, overlap);
+        assert!(
+            bits(&generate(&mut d)) == want_split,
+            "split model: streamed differs from resident (overlap {overlap})"
+        );
+    }
 }
 
 #[test]
@@ -176,8 +182,10 @@ fn tmpfs_model_without_o_direct() {
     let path = synth_model(dir.path(), "m.gguf", 1);
     let want = bits(&resident(&path));
     // O_DIRECT asked for; tmpfs refuses it and the files are read buffered.
-    let mut d = streamer(&path, 3.0, BackendKind::Auto, 4, true);
-    assert!(bits(&generate(&mut d)) == want);
+    for overlap in [false, true] {
+        let mut d = streamer_full(&path, 3.0, BackendKind::Auto, 4, true, overlap, overlap);
+        assert!(bits(&generate(&mut d)) == want, "overlap {overlap}");
+    }
 }
 
 #[test]
