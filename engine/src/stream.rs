@@ -120,8 +120,6 @@ pub struct StreamingExperts {
     n_slots: usize,
     /// Slots in the pool (`n_slots` is how many the current budget uses).
     n_slots_max: usize,
-    /// The top-k a layer routes.
-    k: usize,
     /// The fewest slots the budget is raised to: `k`, or `2 k` with look-ahead.
     floor: usize,
     /// Every expert slice is whole blocks (O_DIRECT keeps the slots a stack).
@@ -217,7 +215,6 @@ impl StreamingExperts {
         let engine = ReadEngine::new(pool.clone(), io).map_err(|e| Error::Provider(e.to_string()))?;
         let mut s =
             Self::with_engine(index, engine, pool, layout, slot_bytes, n_slots, raised, opts.budget_bytes, cache)?;
-        s.k = k;
         s.floor = floor;
         s.lookahead = opts.lookahead;
         s.predicted = vec![Vec::new(); index.layers.len()];
@@ -268,7 +265,6 @@ impl StreamingExperts {
             slot_bytes,
             n_slots,
             n_slots_max: n_slots,
-            k: 1,
             floor: 1,
             whole_blocks: true,
             direct_requested: false,
@@ -414,22 +410,30 @@ impl StreamingExperts {
         }
     }
 
-    /// Submit the reads of entry `id` (expert `self.pend_experts[idx]` of the acquire in
-    /// progress) into its slot; it joins the pending ones.
-    fn submit_entry(&mut self, idx: usize, id: EntryId, spec: bool) -> Result<()> {
+    /// The three reads (gate, up, down) that fill `slot` with `expert` of `layer`.
+    fn entry_requests(&self, slot: u32, layer: usize, expert: u32) -> [Request; 3] {
+        std::array::from_fn(|which| {
+            let (offset, len, dest) = self.payload(slot, layer, which, expert);
+            Request { file: self.files[self.layout[layer][which].shard], offset, len, dest }
+        })
+    }
+
+    /// Submit, in one batch, the reads of `entries` (index into the acquire in progress's
+    /// experts, entry) into their slots; they join the pending ones.
+    fn submit_entries(&mut self, entries: &[(usize, EntryId)]) -> Result<()> {
         let layer = self.pend_layer as usize;
-        let slot = self.slot_of[id as usize].expect("an admitted entry has a slot");
-        let expert = self.pend_experts[idx];
-        let mut reqs = [Request { file: self.files[0], offset: 0, len: 0, dest: 0 }; 3];
-        for (which, r) in reqs.iter_mut().enumerate() {
-            let (off, len, dest) = self.payload(slot, layer, which, expert);
-            *r = Request { file: self.files[self.layout[layer][which].shard], offset: off, len, dest };
+        let mut reqs = Vec::with_capacity(3 * entries.len());
+        for &(idx, id) in entries {
+            let slot = self.slot_of[id as usize].expect("an admitted entry has a slot");
+            reqs.extend(self.entry_requests(slot, layer, self.pend_experts[idx]));
         }
-        let tickets = self.engine.submit(&reqs).map_err(|e| Error::Provider(e.to_string()))?;
+        let mut tickets = self.engine.submit(&reqs).map_err(|e| Error::Provider(e.to_string()))?.into_iter();
         let bytes = reqs.iter().map(|r| r.len as u64).sum::<u64>();
         self.stats.bytes_read += bytes;
         metrics::counter!("bmoe_expert_bytes_read_total").increment(bytes);
-        self.pend.push(Pending { idx, id, tickets, spec });
+        for &(idx, id) in entries {
+            self.pend.push(Pending { idx, id, tickets: tickets.by_ref().take(3).collect(), spec: false });
+        }
         Ok(())
     }
 
@@ -577,16 +581,13 @@ unsafe impl ExpertProvider for StreamingExperts {
         self.pend_experts.extend_from_slice(experts);
         // Bookkeeping time, without the waits for speculative reads (counted as I/O by settle).
         self.stats.manage_s += (t0.elapsed().as_secs_f64() - (self.stats.io_s - io_before)).max(0.0);
-        for &(rank, a) in &misses {
-            if let Err(e) = self.submit_entry(rank, a.id, false) {
-                for (_, b) in &misses {
-                    if !self.pend.iter().any(|p| p.id == b.id) {
-                        self.drop_entry(b.id);
-                    }
-                }
-                self.fail_pending();
-                return Err(e);
+        let entries: Vec<(usize, EntryId)> = misses.iter().map(|&(rank, a)| (rank, a.id)).collect();
+        if let Err(e) = self.submit_entries(&entries) {
+            for (_, b) in &misses {
+                self.drop_entry(b.id);
             }
+            self.fail_pending();
+            return Err(e);
         }
         self.stats.reads += misses.len() as u64;
         for (&id, &e) in ids.iter().zip(experts) {
@@ -621,7 +622,7 @@ unsafe impl ExpertProvider for StreamingExperts {
                     // A speculative read that failed: read it again, as any miss.
                     Err(_) if p.spec => {
                         self.stats.reads += 1;
-                        if let Err(e) = self.submit_entry(p.idx, p.id, false) {
+                        if let Err(e) = self.submit_entries(&[(p.idx, p.id)]) {
                             failed.get_or_insert((p.id, e));
                         }
                     }
@@ -724,19 +725,14 @@ unsafe impl ExpertProvider for StreamingExperts {
                 break;
             };
             self.slot_of[id as usize] = Some(slot);
-            let first = reqs.len();
-            for which in 0..3 {
-                let (off, len, dest) = self.payload(slot, layer as usize, which, e);
-                let shard = self.layout[layer as usize][which].shard;
-                reqs.push(Request { file: self.files[shard], offset: off, len, dest });
-            }
-            owners.push((id, first));
+            reqs.extend(self.entry_requests(slot, layer as usize, e));
+            owners.push(id);
         }
         if !reqs.is_empty() {
             match self.engine.submit(&reqs) {
                 Ok(tickets) => {
                     let mut tickets = tickets.into_iter();
-                    for &(id, _) in &owners {
+                    for &id in &owners {
                         let t: Vec<Ticket> = tickets.by_ref().take(3).collect();
                         self.inflight.insert(id, t);
                         self.speculative.insert(id);
@@ -749,7 +745,7 @@ unsafe impl ExpertProvider for StreamingExperts {
                     metrics::counter!("bmoe_expert_spec_bytes_total").increment(bytes);
                 }
                 Err(_) => {
-                    for &(id, _) in &owners {
+                    for &id in &owners {
                         self.drop_entry(id);
                     }
                 }

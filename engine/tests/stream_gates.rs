@@ -58,18 +58,7 @@ fn streamer(
     lanes: usize,
     direct: bool,
 ) -> Decoder<StreamingExperts> {
-    streamer_la(path, budget_entries, backend, lanes, direct, false)
-}
-
-fn streamer_la(
-    path: &Path,
-    budget_entries: f64,
-    backend: BackendKind,
-    lanes: usize,
-    direct: bool,
-    overlap: bool,
-) -> Decoder<StreamingExperts> {
-    streamer_full(path, budget_entries, backend, lanes, direct, overlap, false)
+    streamer_full(path, budget_entries, backend, lanes, direct, false, false)
 }
 
 fn streamer_full(
@@ -349,7 +338,7 @@ fn lookahead_streams_the_same_bits() {
         assert!(bits(&generate(&mut d)) == want, "pipelining, {what}: streamed output differs from resident");
         let mut d = streamer_full(&path, budget, BackendKind::Auto, 4, true, true, true);
         assert!(bits(&generate(&mut d)) == want, "look-ahead + pipelining, {what}: output differs from resident");
-        let mut d = streamer_la(&path, budget, BackendKind::Auto, 4, true, true);
+        let mut d = streamer_full(&path, budget, BackendKind::Auto, 4, true, true, false);
         assert!(bits(&generate(&mut d)) == want, "look-ahead, {what}: streamed output differs from resident");
         let st = d.provider().stats();
         assert!(st.real_with_prediction > 0, "{what}: no decode layer had a prediction");
@@ -459,7 +448,7 @@ fn lookahead_switches_itself_off_when_predictions_are_useless() {
     res.set_route_replay(Some(replay.clone())).unwrap();
     let want = decode_bits(&mut res, 48);
 
-    let mut d = streamer_la(&path, 4.0, BackendKind::Uring, 4, true, true);
+    let mut d = streamer_full(&path, 4.0, BackendKind::Uring, 4, true, true, false);
     d.set_route_replay(Some(replay)).unwrap();
     assert!(decode_bits(&mut d, 48) == want, "look-ahead changed the bits");
     let s = d.provider();
@@ -645,7 +634,7 @@ fn arch_streams_the_same_bits(arch: &str) {
     let c = d.provider().cache().counters().total();
     assert!(c.misses > 0 && c.evictions > 0, "{arch}: a budget of 3 entries must miss and evict: {c:?}");
     for (what, budget) in [("evicting", 3.0), ("roomy", 12.0)] {
-        let mut d = streamer_la(&path, budget, BackendKind::Auto, 4, true, true);
+        let mut d = streamer_full(&path, budget, BackendKind::Auto, 4, true, true, false);
         assert!(bits(&generate(&mut d)) == want, "{arch}, look-ahead {what}: streamed output differs from resident");
         let st = d.provider().stats();
         assert!(st.real_with_prediction > 0, "{arch}, {what}: no decode layer had a prediction");

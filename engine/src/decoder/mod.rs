@@ -717,12 +717,13 @@ impl<P: ExpertProvider> Decoder<P> {
                     ready.extend(more);
                 }
                 // The last graph computes the rest (all of them without pipelining).
-                let rest: Vec<u32> =
-                    if m.opts.pipeline { ready.iter().map(|&i| group[i]).collect() } else { group.clone() };
-                if m.opts.pipeline {
-                    self.ptrs = ready.iter().map(|&i| self.ptrs[i]).collect();
+                if m.opts.pipeline && ready.len() < group.len() {
+                    groups.push(ready.iter().map(|&i| group[i]).collect());
+                    let ptrs: Vec<[*const u8; 3]> = ready.iter().map(|&i| self.ptrs[i]).collect();
+                    self.ptrs = ptrs;
+                } else {
+                    groups.push(group);
                 }
-                groups.push(rest);
             }
             let nodes = 256 + 16 * k * n.min(hp.n_expert as usize);
             let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
