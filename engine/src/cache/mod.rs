@@ -19,6 +19,7 @@
 //! budget (a budget under one layer's top-k) overflows the budget rather than failing; the
 //! overflow is counted ([`Counters::overflows`]) and the streamer's cliff guard warns of it.
 
+pub mod bound;
 pub mod learned;
 pub mod oracle;
 pub mod plot;

@@ -465,6 +465,9 @@ pub enum CachePolicy {
     PerLayer,
     /// Offline furthest-next-use (replay only).
     Belady,
+    /// A proven upper bound on any policy's decode hits (replay only; not a policy object:
+    /// [`super::bound`]).
+    Bound,
     /// Decayed frequency: one of [`DECAY_VARIANTS`] by index.
     Decay(u8),
     /// Learned hit density: one of [`HD_VARIANTS`] by index.
@@ -759,7 +762,7 @@ pub const DECAY_VARIANTS: &[(&str, DecayParams)] = &[
 impl CachePolicy {
     /// Every policy, in the order reports list them.
     pub fn all() -> Vec<CachePolicy> {
-        let mut v = vec![CachePolicy::Lru, CachePolicy::Lfu, CachePolicy::PerLayer, CachePolicy::Belady];
+        let mut v = vec![CachePolicy::Lru, CachePolicy::Lfu, CachePolicy::PerLayer, CachePolicy::Belady, CachePolicy::Bound];
         v.extend((0..DECAY_VARIANTS.len()).map(|i| CachePolicy::Decay(i as u8)));
         v.extend((0..HD_VARIANTS.len()).map(|i| CachePolicy::Hd(i as u8)));
         v.extend((0..ORACLE_VARIANTS.len()).map(|i| CachePolicy::Oracle(i as u8)));
@@ -776,6 +779,7 @@ impl CachePolicy {
             CachePolicy::Lfu => "lfu",
             CachePolicy::PerLayer => "per-layer",
             CachePolicy::Belady => "belady",
+            CachePolicy::Bound => super::bound::NAME,
             CachePolicy::Decay(i) => DECAY_VARIANTS[i as usize].0,
             CachePolicy::Hd(i) => HD_VARIANTS[i as usize].0,
             CachePolicy::Oracle(i) => ORACLE_VARIANTS[i as usize].0,
@@ -784,7 +788,7 @@ impl CachePolicy {
 
     /// Whether it needs the future (usable only in replay).
     pub fn is_offline(self) -> bool {
-        matches!(self, CachePolicy::Belady | CachePolicy::Oracle(_))
+        matches!(self, CachePolicy::Belady | CachePolicy::Bound | CachePolicy::Oracle(_))
     }
 
     /// A fresh online policy object.
@@ -804,24 +808,26 @@ impl CachePolicy {
                 let (name, p) = HD_VARIANTS[i as usize];
                 Box::new(HitDensity::new(name, p))
             }
-            CachePolicy::Belady | CachePolicy::Oracle(_) => {
+            CachePolicy::Belady | CachePolicy::Bound | CachePolicy::Oracle(_) => {
                 return Err(CacheError::OfflineOnly { name: self.name().into() })
             }
         })
     }
 
     /// A fresh policy object that may see the whole access `sequence` (entry ids, indexed by
-    /// [`Access::seq`]).
-    pub fn build_offline(self, sequence: &[EntryId]) -> Box<dyn Policy> {
-        match self {
+    /// [`Access::seq`]); `None` for [`CachePolicy::Bound`], which is computed, not replayed
+    /// through the cache ([`super::replay::replay`] does both).
+    pub fn build_offline(self, sequence: &[EntryId]) -> Option<Box<dyn Policy>> {
+        Some(match self {
             CachePolicy::Belady => Box::new(Belady::new(sequence)),
+            CachePolicy::Bound => return None,
             CachePolicy::Oracle(i) => match ORACLE_VARIANTS[i as usize] {
                 // `hd` with its table learned from the whole trace in advance.
                 ("oracle-hd-table", _) => Box::new(HitDensity::pretrained("oracle-hd-table", HD, sequence)),
                 (name, ahead) => Box::new(PartialOracle::new(name, ahead, sequence)),
             },
             other => other.build().expect("online policies always build"),
-        }
+        })
     }
 }
 

@@ -192,10 +192,13 @@ impl ReplayReport {
     }
 }
 
-/// Replay `stream` through a cache of `budget` bytes evicting by `policy`.
+/// Replay `stream` through a cache of `budget` bytes evicting by `policy` (for
+/// [`CachePolicy::Bound`]: compute the bound instead; `scope` does not apply to it).
 pub fn replay(stream: &AccessStream, budget: u64, policy: CachePolicy, scope: PinScope) -> ReplayReport {
-    let p = policy.build_offline(&stream.sequence);
-    replay_with(stream, budget, p, scope)
+    match policy.build_offline(&stream.sequence) {
+        Some(p) => replay_with(stream, budget, p, scope),
+        None => super::bound::replay(stream, budget),
+    }
 }
 
 /// Replay with an already-built policy object.
