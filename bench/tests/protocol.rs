@@ -108,3 +108,46 @@ fn protocol_runs_interleaved_cells_and_summarises() {
     let md = std::fs::read_to_string(dir.path().join("out2/summary.md")).unwrap();
     assert!(md.contains("| bad | 1 (1 failed) |"), "{md}");
 }
+
+/// `--ram-gb`: memory freed by another process after the holder was sized is held too before
+/// the next cell (noted in the summary), so every cell gets about what was asked.
+#[test]
+fn ram_holder_is_topped_up_when_memory_is_freed() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let o = synth::Options::new("qwen3moe", "tiny", Quant::Q8_0, 4).unwrap();
+    synth::write(&o, &model, &mut |_, _| {}).unwrap();
+    // "Another process" holds 1 GiB while the driver sizes its holder, then lets go.
+    let other = RamHold::start(std::path::Path::new(env!("CARGO_BIN_EXE_bmoe-bench")), 1 << 30).unwrap();
+    let avail = bmoe_bench::sys::mem_available().unwrap();
+    let ram_gb = (avail - (512 << 20)) as f64 / (1u64 << 30) as f64;
+    let out = dir.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bmoe-bench"))
+        .args(["protocol", "--cells", "resident", "--rounds", "2", "-n", "4", "--fio-seconds", "0"])
+        .args(["--settle-s", "1", "--run-args", "-t 2 -c 64", "--ram-gb", &format!("{ram_gb:.3}")])
+        .arg("--bmoe")
+        .arg(bmoe_bin())
+        .arg("-m")
+        .arg(&model)
+        .arg("--out")
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut other = Some(other);
+    let mut err = String::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if line.contains("[1/2]") {
+            other = None; // round 1 has started: free the 1 GiB
+        }
+        err += &line;
+        err += "\n";
+    }
+    drop(other);
+    assert!(child.wait().unwrap().success(), "{err}");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("resident round 2: MemAvailable was") && md.contains("the RAM holder held"), "{md}\n{err}");
+    assert!(!md.contains("holder is gone"), "{md}");
+}
