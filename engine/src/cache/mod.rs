@@ -20,6 +20,7 @@
 //! overflow is counted ([`Counters::overflows`]) and the streamer's cliff guard warns of it.
 
 pub mod bound;
+pub mod fifo;
 pub mod learned;
 pub mod oracle;
 pub mod plot;

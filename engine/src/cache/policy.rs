@@ -69,20 +69,20 @@ macro_rules! prio_set_methods {
     };
 }
 
-const NIL: u32 = u32::MAX;
+pub(super) const NIL: u32 = u32::MAX;
 
 /// Intrusive doubly linked lists over entry ids (several lists share the link arrays; an id
 /// is in at most one list). Head = most recent, tail = least recent.
 #[derive(Clone, Debug, Default)]
-struct Lists {
-    prev: Vec<u32>,
+pub(super) struct Lists {
+    pub(super) prev: Vec<u32>,
+    pub(super) head: Vec<u32>,
+    pub(super) tail: Vec<u32>,
     next: Vec<u32>,
-    head: Vec<u32>,
-    tail: Vec<u32>,
 }
 
 impl Lists {
-    fn new(n_entries: usize, n_lists: usize) -> Self {
+    pub(super) fn new(n_entries: usize, n_lists: usize) -> Self {
         Self {
             prev: vec![NIL; n_entries],
             next: vec![NIL; n_entries],
@@ -91,7 +91,7 @@ impl Lists {
         }
     }
 
-    fn push_front(&mut self, l: usize, id: u32) {
+    pub(super) fn push_front(&mut self, l: usize, id: u32) {
         let h = self.head[l];
         self.prev[id as usize] = NIL;
         self.next[id as usize] = h;
@@ -103,7 +103,7 @@ impl Lists {
         self.head[l] = id;
     }
 
-    fn unlink(&mut self, l: usize, id: u32) {
+    pub(super) fn unlink(&mut self, l: usize, id: u32) {
         let (p, n) = (self.prev[id as usize], self.next[id as usize]);
         if p != NIL {
             self.next[p as usize] = n;
@@ -463,6 +463,8 @@ pub enum CachePolicy {
     Lfu,
     /// Per-layer partition, LRU inside each layer's share.
     PerLayer,
+    /// S3-FIFO (tried, rejected: [`super::fifo`]).
+    S3Fifo,
     /// Offline furthest-next-use (replay only).
     Belady,
     /// A proven upper bound on any policy's decode hits (replay only; not a policy object:
@@ -763,6 +765,7 @@ impl CachePolicy {
     /// Every policy, in the order reports list them.
     pub fn all() -> Vec<CachePolicy> {
         let mut v = vec![CachePolicy::Lru, CachePolicy::Lfu, CachePolicy::PerLayer, CachePolicy::Belady, CachePolicy::Bound];
+        v.push(CachePolicy::S3Fifo);
         v.extend((0..DECAY_VARIANTS.len()).map(|i| CachePolicy::Decay(i as u8)));
         v.extend((0..HD_VARIANTS.len()).map(|i| CachePolicy::Hd(i as u8)));
         v.extend((0..ORACLE_VARIANTS.len()).map(|i| CachePolicy::Oracle(i as u8)));
@@ -778,6 +781,7 @@ impl CachePolicy {
             CachePolicy::Lru => "lru",
             CachePolicy::Lfu => "lfu",
             CachePolicy::PerLayer => "per-layer",
+            CachePolicy::S3Fifo => "s3-fifo",
             CachePolicy::Belady => "belady",
             CachePolicy::Bound => super::bound::NAME,
             CachePolicy::Decay(i) => DECAY_VARIANTS[i as usize].0,
@@ -800,6 +804,7 @@ impl CachePolicy {
             CachePolicy::Lru => Box::new(Lru::default()),
             CachePolicy::Lfu => Box::new(Lfu::default()),
             CachePolicy::PerLayer => Box::new(PerLayerLru::default()),
+            CachePolicy::S3Fifo => Box::new(super::fifo::S3Fifo::default()),
             CachePolicy::Decay(i) => {
                 let (name, p) = DECAY_VARIANTS[i as usize];
                 Box::new(Decay::new(name, p))
