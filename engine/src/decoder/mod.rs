@@ -386,6 +386,9 @@ impl<P: ExpertProvider> Decoder<P> {
     /// See [`Decoder::open_resident`].
     pub fn new(index: &ModelIndex, dense: Arc<dyn DenseSource>, provider: P, opts: Options) -> Result<Self> {
         let mut hp = index.params.hp.clone();
+        if index.params.arch == model::Arch::GptOss {
+            return Err(Error::Unsupported("gpt-oss: the decoder does not run it yet (--engine llama does)".into()));
+        }
         let recipe = arch::recipe(index.params.arch);
         if index.layers.len() != hp.n_layer as usize
             || index.layers.iter().enumerate().any(|(i, l)| l.layer as usize != i)

@@ -9,6 +9,7 @@
 //! activation (gpt-oss) adds fields here and the block code that reads them; the existing
 //! recipes keep their values.
 
+mod gpt_oss;
 mod mixtral;
 mod olmoe;
 mod qwen2moe;
@@ -57,5 +58,6 @@ pub fn recipe(arch: Arch) -> Recipe {
         Arch::Olmoe => olmoe::RECIPE,
         Arch::Mixtral => mixtral::RECIPE,
         Arch::Qwen2Moe => qwen2moe::RECIPE,
+        Arch::GptOss => gpt_oss::RECIPE,
     }
 }
