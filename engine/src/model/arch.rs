@@ -554,7 +554,8 @@ fn rope_scaling(k: &Keys<'_>, n_ctx_train: u64) -> Result<RopeScaling> {
             })
         }
     };
-    let factor = if k.m.get(&k.key("rope.scaling.factor")).is_some() { k.float("rope.scaling.factor")? as f32 } else { 0.0 };
+    let factor =
+        if k.m.get(&k.key("rope.scaling.factor")).is_some() { k.float("rope.scaling.factor")? as f32 } else { 0.0 };
     let freq_scale = if kind == "none" || factor == 0.0 { 1.0 } else { 1.0 / factor };
     let mut attn_factor = 1.0f32;
     let ext_factor = if yarn { 1.0f32 } else { 0.0 };

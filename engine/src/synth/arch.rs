@@ -58,7 +58,13 @@ pub static SYNTH_ARCHS: &[SynthArch] = &[
         fit: fit_qwen2moe,
         chat: &CHATML,
     },
-    SynthArch { name: "gpt-oss", tensors: gpt_oss_tensors, metadata: gpt_oss_metadata, fit: fit_gpt_oss, chat: &HARMONY },
+    SynthArch {
+        name: "gpt-oss",
+        tensors: gpt_oss_tensors,
+        metadata: gpt_oss_metadata,
+        fit: fit_gpt_oss,
+        chat: &HARMONY,
+    },
 ];
 
 /// What a layer has besides attention projections, norms, router and routed experts.

@@ -137,7 +137,10 @@ mod tests {
         let h = build(600, 7, &HARMONY);
         assert_eq!(h.tokens.len(), 600);
         assert_eq!(&h.tokens[600 - HARMONY_SPECIALS.len()..], HARMONY_SPECIALS);
-        assert_eq!((h.tokens[h.bos as usize].as_str(), h.tokens[h.eos as usize].as_str()), ("<|startoftext|>", "<|return|>"));
+        assert_eq!(
+            (h.tokens[h.bos as usize].as_str(), h.tokens[h.eos as usize].as_str()),
+            ("<|startoftext|>", "<|return|>")
+        );
         // Every merge's parts are tokens created before it.
         for (r, m) in v.merges.iter().enumerate() {
             let (a, b) = m.split_once(' ').unwrap();
