@@ -13,7 +13,8 @@ pub struct Args {
     /// Default: the preset's own (a real model's shape), else qwen3moe.
     #[arg(long)]
     arch: Option<String>,
-    /// Shape preset: tiny, small, qwen3-30b-a3b, olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b.
+    /// Shape preset: tiny, small, qwen3-30b-a3b, olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b,
+    /// gpt-oss-20b, gpt-oss-120b.
     #[arg(long, default_value = "tiny")]
     shape: String,
     /// Quantisation: f32, f16, q8_0, q4_k_m (llama-quantize's Q4_K_M mix), mxfp4 (its MXFP4_MOE mix:
