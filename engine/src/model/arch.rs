@@ -129,7 +129,8 @@ pub static ARCHS: &[ArchSpec] = &[
                   with biases",
         streams: "routed experts (gate, up, down) per (layer, expert); the experts' biases stay resident with the \
                   dense weights",
-        required_keys: GPT_OSS_KEYS,
+        // As qwen3moe's; `attention.sliding_window`, also required, is read by the parser.
+        required_keys: QWEN3MOE_KEYS,
         expert_tensors: SWIGLU_EXPERTS,
         router: "ffn_gate_inp",
         params: |m| parse(m, Arch::GptOss),
@@ -222,19 +223,6 @@ const QWEN2MOE_KEYS: &[&str] = &[
     "attention.layer_norm_rms_epsilon",
     "expert_count",
     "expert_used_count",
-];
-
-/// gpt-oss: the experts' size and the sliding window are required by its loader.
-const GPT_OSS_KEYS: &[&str] = &[
-    "block_count",
-    "context_length",
-    "embedding_length",
-    "attention.head_count",
-    "attention.layer_norm_rms_epsilon",
-    "expert_count",
-    "expert_used_count",
-    "expert_feed_forward_length",
-    "attention.sliding_window",
 ];
 
 /// How the router turns logits into the top-k experts' weights (llama.cpp's
@@ -561,8 +549,8 @@ fn rope_scaling(k: &Keys<'_>, n_ctx_train: u64) -> Result<RopeScaling> {
     let ext_factor = if yarn { 1.0f32 } else { 0.0 };
     if ext_factor != 0.0 {
         let factor = 1.0f32 / freq_scale;
-        let mscale = |scale: f32, m: f32| if scale <= 1.0 { 1.0 } else { 0.1 * m * scale.ln() + 1.0 };
-        attn_factor = mscale(factor, 1.0);
+        // get_mscale(factor, 1): 0.1 · 1 · ln(factor) + 1, or 1 for a factor of at most 1.
+        attn_factor = if factor <= 1.0 { 1.0 } else { 0.1 * 1.0 * factor.ln() + 1.0 };
         // ggml's rope multiplies by 1 + 0.1 ln(factor) itself: llama.cpp divides it out here.
         attn_factor *= 1.0 / (1.0 + 0.1 * factor.ln());
     }
