@@ -303,6 +303,30 @@ fn gpt_oss_real_window_matches_llama_cpp_past_it() {
     assert!(median(dev[128..].to_vec()) > 10.0 * TOL, "the window went unnoticed past 128");
 }
 
+/// gpt-oss's heads are wider than its embedding (64 × 64 = 4096 against 2880) and grouped 8
+/// to 1: the same on a tiny model (8 × 64 = 512 against 256, 8 query heads per KV head),
+/// q8_0 and mxfp4, teacher-forced and one token at a time: bit-equal.
+#[test]
+fn gpt_oss_heads_wider_than_the_embedding_match_llama_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    for quant in [Quant::Q8_0, Quant::Mxfp4] {
+        let mut o = synth::Options::new("gpt-oss", "tiny", quant, 5).unwrap();
+        (o.shape.n_head, o.shape.n_head_kv, o.shape.n_swa) = (8, 1, TINY_SWA);
+        let path = dir.path().join(format!("wide-{quant:?}.gguf"));
+        synth::write(&o, &path, &mut |_, _| {}).unwrap();
+        let toks = sequence(11);
+        let (a, b) = (theirs(&path, &toks), ours(&path, &toks, Faults::default()));
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{quant:?}: teacher-forced logits differ");
+        let m = llama::Model::mmap_plain_kernels(&path).unwrap();
+        let mut s = llama::Session::new(&m, 256, 2, 512).unwrap();
+        let mut d = Decoder::open_resident(&path, opts(Faults::default(), 12)).unwrap();
+        for &t in &toks[..24] {
+            let (x, y) = (s.forward(&[t], false).unwrap(), d.forward(&[t], Logits::Last).unwrap());
+            assert!(x.iter().zip(&y).all(|(p, q)| p.to_bits() == q.to_bits()), "{quant:?}: a decode step differs");
+        }
+    }
+}
+
 #[test]
 fn bad_input_is_an_error_not_a_crash() {
     let dir = tempfile::tempdir().unwrap();

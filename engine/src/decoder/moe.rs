@@ -15,9 +15,6 @@ use super::{i32_bytes, input, Model, Result, Stack};
 use crate::ggml::{Context, GgmlType, Graph, Tensor};
 use crate::model::Gating;
 
-/// A layer's router weight and bias (indices into the weight set).
-type LayerRouter = (usize, Option<usize>);
-
 impl Model {
     /// Layer `l`'s FFN norm, router and shared expert on the last `keep` of the `n` rows of
     /// `ffn_inp`; writes the FFN input, the residual, the expert ids and weights (and the
@@ -49,14 +46,15 @@ impl Model {
         // weights normalised as the model says.
         let kk = hp.n_expert_used as i64;
         let nk = keep as i64;
-        let router = |r: &LayerRouter| -> Result<Tensor<'a>> {
-            let logits = ctx.mul_mat(w(r.0), h)?;
-            Ok(match r.1 {
+        // A layer's router logits on `h`, with its bias where it has one.
+        let router = |weight: usize, bias: Option<usize>| -> Result<Tensor<'a>> {
+            let logits = ctx.mul_mat(w(weight), h)?;
+            Ok(match bias {
                 Some(b) => ctx.add(logits, w(b))?,
                 None => logits,
             })
         };
-        let logits = router(&(lw.router, lw.router_b))?;
+        let logits = router(lw.router, lw.router_b)?;
         let top_k_softmax = hp.gating == Gating::SoftmaxWeight && !faults.softmax_all;
         let probs = if top_k_softmax { logits } else { ctx.soft_max(logits)? };
         let top = ctx.argsort_top_k(probs, kk as usize)?;
@@ -100,7 +98,7 @@ impl Model {
         if predict {
             // The next layer's router applied to this layer's FFN input: a guess at its experts.
             let next = &self.layers[l + 1];
-            let guess = ctx.argsort_top_k(router(&(next.router, next.router_b))?, kk as usize)?;
+            let guess = ctx.argsort_top_k(router(next.router, next.router_b)?, kk as usize)?;
             let pred = self.state.get(self.st.pred);
             g.build_forward_expand(ctx.cpy(guess, ctx.view(pred, &[kk], &[], 0)?)?)?;
         }
