@@ -48,6 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "entry_bytes": entries,
         "params_total": idx.n_params(),
         "params_active": idx.active_params(k),
+        "params_embedding": idx.embedding_params(),
         "cycle_bytes": idx.cycle_bytes(k),
         "cycle_mib": idx.cycle_bytes(k) as f64 / MIB,
         "widest_layer": widest.map(|l| l.layer),
@@ -84,9 +85,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         idx.expert_bytes() as f64 / MIB
     );
     println!(
-        "params:  {:.3} B total, {:.3} B active per token (dense + top-{k} experts)",
+        "params:  {:.3} B total, {:.3} B active per token (dense + top-{k} experts; {:.3} B without the \
+         input embedding)",
         idx.n_params() as f64 / 1e9,
-        idx.active_params(k) as f64 / 1e9
+        idx.active_params(k) as f64 / 1e9,
+        (idx.active_params(k) - idx.embedding_params()) as f64 / 1e9
     );
     let mut sizes: Vec<(u64, usize)> = Vec::new();
     for &e in &entries {

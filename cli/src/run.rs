@@ -104,10 +104,15 @@ pub struct Args {
     /// Wrap the prompt in the model's chat template as a user turn.
     #[arg(long)]
     chat: bool,
-    /// With --chat: ask a Qwen3-style model not to think (appends Qwen's `/no_think` switch to
-    /// the user turn).
+    /// With --chat: ask the model not to think. A harmony template (gpt-oss) gets the
+    /// assistant's final channel opened (`<|channel|>final<|message|>`), so the answer starts
+    /// at once; any other template (Qwen3) gets Qwen's `/no_think` switch in the user turn.
     #[arg(long, requires = "chat")]
     no_think: bool,
+    /// Print the prompt's tokens to stderr before generating: `prompt: N tokens: [[id, "text"],
+    /// …]` (JSON; special tokens written out).
+    #[arg(long)]
+    verbose_prompt: bool,
     /// Sampling temperature; 0 = greedy (the default).
     #[arg(long, default_value_t = 0.0)]
     temp: f32,
@@ -506,12 +511,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let load_s = t_load.elapsed().as_secs_f64();
 
-    let text = match (args.chat, args.no_think) {
-        (true, true) => lm.chat(&format!("{} /no_think", args.prompt))?,
-        (true, false) => lm.chat(&args.prompt)?,
-        _ => args.prompt.clone(),
-    };
+    let text = if args.chat { chat_prompt(&lm, &args.prompt, args.no_think)? } else { args.prompt.clone() };
     let prompt = lm.tokenize(&text, true)?;
+    if args.verbose_prompt {
+        let shown: Vec<(i32, String)> = prompt.iter().map(|&t| (t, lm.token_text(t))).collect();
+        eprintln!("prompt: {} tokens: {}", prompt.len(), json!(shown));
+    }
     if prompt.is_empty() {
         bail!("the prompt tokenizes to nothing");
     }
@@ -905,6 +910,23 @@ impl Totals {
         self.misses += r.misses.unwrap_or(0);
         self.routed_bytes += r.routed_bytes.unwrap_or(0);
     }
+}
+
+/// How a harmony template (llama.cpp's `gpt-oss`, OPENAI_MOE) opens the assistant's turn.
+const HARMONY_ASSISTANT: &str = "<|start|>assistant";
+/// What `--no-think` appends after it: the final channel, so the model answers without first
+/// writing in its analysis channel.
+const HARMONY_FINAL: &str = "<|channel|>final<|message|>";
+
+/// `user` in the model's chat template as one user turn with the assistant's turn open;
+/// with `no_think`, the switch the template's family knows (see `--no-think`).
+fn chat_prompt(lm: &llama::Model, user: &str, no_think: bool) -> anyhow::Result<String> {
+    let text = lm.chat(user)?;
+    Ok(match no_think {
+        false => text,
+        true if text.ends_with(HARMONY_ASSISTANT) => text + HARMONY_FINAL,
+        true => lm.chat(&format!("{user} /no_think"))?,
+    })
 }
 
 /// The `--list-archs` table: what this build decodes with its own decoder and streams.

@@ -9,14 +9,16 @@ use bmoe::engine::synth::{self, Options, Quant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Architecture (`general.architecture`): qwen3moe, olmoe, llama (Mixtral), qwen2moe.
+    /// Architecture (`general.architecture`): qwen3moe, olmoe, llama (Mixtral), qwen2moe, gpt-oss.
     /// Default: the preset's own (a real model's shape), else qwen3moe.
     #[arg(long)]
     arch: Option<String>,
-    /// Shape preset: tiny, small, qwen3-30b-a3b, olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b.
+    /// Shape preset: tiny, small, qwen3-30b-a3b, olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b,
+    /// gpt-oss-20b, gpt-oss-120b.
     #[arg(long, default_value = "tiny")]
     shape: String,
-    /// Quantisation: f32, f16, q8_0, q4_k_m (llama-quantize's Q4_K_M mix).
+    /// Quantisation: f32, f16, q8_0, q4_k_m (llama-quantize's Q4_K_M mix), mxfp4 (its MXFP4_MOE mix:
+    /// MXFP4 experts, q8_0 for the rest, as the gpt-oss files).
     #[arg(long, default_value = "q4_k_m")]
     quant: String,
     /// Seed of every weight and of the tokenizer's merges.

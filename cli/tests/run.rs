@@ -139,10 +139,12 @@ fn streaming_run_telemetry_and_cycle_warning() {
 fn list_archs_names_what_this_build_streams() {
     let (ok, out, err) = bmoe(&["run", "--list-archs"]);
     assert!(ok, "{err}");
-    for arch in ["qwen3moe", "olmoe", "llama", "qwen2moe"] {
+    for arch in ["qwen3moe", "olmoe", "llama", "qwen2moe", "gpt-oss"] {
         assert!(out.lines().any(|l| l == arch), "{arch} missing from {out}");
     }
     assert!(out.contains("Mixtral") && out.contains("shared expert stays resident"), "{out}");
+    assert!(out.contains("gpt-oss-120b") && out.contains("attention sinks"), "{out}");
+    assert!(out.contains("--shape tiny|small|gpt-oss-20b|gpt-oss-120b"), "{out}");
     assert!(out.contains("not streamable by this build"), "{out}");
     // Without --list-archs, a model is required.
     let (ok, _, err) = bmoe(&["run"]);
@@ -154,10 +156,10 @@ fn list_archs_names_what_this_build_streams() {
 #[test]
 fn every_arch_streams_the_same_text_as_llama_cpp() {
     let dir = tempfile::tempdir().unwrap();
-    for arch in ["olmoe", "llama", "qwen2moe"] {
+    for (arch, quant) in [("olmoe", "q8_0"), ("llama", "q8_0"), ("qwen2moe", "q8_0"), ("gpt-oss", "mxfp4")] {
         let model = dir.path().join(format!("{arch}.gguf"));
         let m = model.to_str().unwrap();
-        let (ok, _, err) = bmoe(&["synth", "--arch", arch, "--shape", "tiny", "--quant", "q8_0", "-o", m]);
+        let (ok, _, err) = bmoe(&["synth", "--arch", arch, "--shape", "tiny", "--quant", quant, "-o", m]);
         assert!(ok, "{err}");
         let run = |extra: &[&str]| {
             let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "12", "-t", "2"];
@@ -172,4 +174,52 @@ fn every_arch_streams_the_same_text_as_llama_cpp() {
         assert!(ok, "{arch}: {err}");
         assert_eq!(ours, theirs, "{arch}: greedy text differs between bmoe (streamed) and llama.cpp");
     }
+}
+
+/// The tokens `--verbose-prompt` shows for a `--chat` run of `model` (text of each token).
+fn chat_tokens(model: &str, extra: &[&str]) -> Vec<String> {
+    let mut a =
+        vec!["run", "-m", model, "-p", "Why is the sky blue?", "-n", "1", "-t", "2", "--chat", "--verbose-prompt"];
+    a.extend_from_slice(extra);
+    let (ok, _, err) = bmoe(&a);
+    assert!(ok, "{err}");
+    let line = err.lines().find(|l| l.starts_with("prompt: ")).unwrap_or_else(|| panic!("no prompt line: {err}"));
+    // `prompt: N tokens: [[id, "text"], …]`
+    let (head, list) = line.split_once(" tokens: ").unwrap();
+    let toks: Vec<(i32, String)> = serde_json::from_str(list).unwrap();
+    assert_eq!(toks.len(), head["prompt: ".len()..].parse::<usize>().unwrap(), "{line}");
+    let texts: Vec<String> = toks.into_iter().map(|(_, t)| t).collect();
+    texts
+}
+
+/// `--chat` on gpt-oss is harmony, its markers single special tokens as in the real
+/// o200k_harmony vocabulary; `--no-think` opens the final channel there, and keeps Qwen's
+/// `/no_think` for a ChatML model.
+#[test]
+fn chat_no_think_per_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = |arch: &str| {
+        let p = dir.path().join(format!("{arch}.gguf"));
+        let m = p.to_str().unwrap().to_string();
+        let (ok, _, err) = bmoe(&["synth", "--arch", arch, "--shape", "tiny", "--quant", "q8_0", "-o", &m]);
+        assert!(ok, "{err}");
+        m
+    };
+    let oss = model("gpt-oss");
+    let user = "Why is the sky blue?";
+    let plain = chat_tokens(&oss, &[]);
+    assert_eq!(plain.concat(), format!("<|start|>user<|message|>{user}<|end|><|start|>assistant"));
+    let fin = chat_tokens(&oss, &["--no-think"]);
+    assert_eq!(
+        fin.concat(),
+        format!("<|start|>user<|message|>{user}<|end|><|start|>assistant<|channel|>final<|message|>")
+    );
+    for special in ["<|start|>", "<|message|>", "<|end|>", "<|channel|>"] {
+        assert!(fin.iter().any(|t| t == special), "{special} is not one token: {fin:?}");
+    }
+    assert_eq!(&fin[..plain.len()], &plain[..], "--no-think only appends");
+    assert_eq!(fin[fin.len() - 1], "<|message|>");
+    let qwen = model("qwen3moe");
+    let q = chat_tokens(&qwen, &["--no-think"]).concat();
+    assert_eq!(q, format!("<|im_start|>user\n{user} /no_think<|im_end|>\n<|im_start|>assistant\n"));
 }

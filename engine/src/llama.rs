@@ -150,11 +150,20 @@ impl Model {
 
     /// The bytes of `token` (pieces of multi-byte characters may be partial).
     pub fn piece(&self, token: i32) -> Vec<u8> {
+        self.piece_of(token, false)
+    }
+
+    /// `token` as text, special tokens written out (`<|start|>`), for showing a prompt.
+    pub fn token_text(&self, token: i32) -> String {
+        String::from_utf8_lossy(&self.piece_of(token, true)).into_owned()
+    }
+
+    fn piece_of(&self, token: i32, special: bool) -> Vec<u8> {
         let mut buf = vec![0u8; 64];
         for _ in 0..2 {
             // SAFETY: buf has buf.len() writable bytes; the vocab is live.
             let n = unsafe {
-                sys::llama_token_to_piece(self.vocab(), token, buf.as_mut_ptr().cast(), buf.len() as i32, 0, false)
+                sys::llama_token_to_piece(self.vocab(), token, buf.as_mut_ptr().cast(), buf.len() as i32, 0, special)
             };
             if n >= 0 {
                 buf.truncate(n as usize);

@@ -25,15 +25,30 @@ const N_VOCAB: usize = 512;
 const TOL: f32 = 1e-3;
 const QUANTS: [Quant; 3] = [Quant::F32, Quant::Q8_0, Quant::Q4KM];
 /// Every architecture the decoder runs (`llama` is Mixtral: llama with experts).
-const ARCHS: [&str; 4] = ["qwen3moe", "olmoe", "llama", "qwen2moe"];
+const ARCHS: [&str; 5] = ["qwen3moe", "olmoe", "llama", "qwen2moe", "gpt-oss"];
+/// gpt-oss's window in the tiny models: the 64-token sequences cross it four times.
+const TINY_SWA: u64 = 16;
+
+/// The quantizations each architecture is checked in: gpt-oss also (and mainly) in
+/// llama-quantize's MXFP4_MOE mix, as its files come.
+fn quants(arch: &str) -> Vec<Quant> {
+    match arch {
+        "gpt-oss" => vec![Quant::F32, Quant::Q8_0, Quant::Mxfp4, Quant::Q4KM],
+        _ => QUANTS.to_vec(),
+    }
+}
 
 fn model(dir: &Path, quant: Quant, seed: u64) -> PathBuf {
     arch_model(dir, "qwen3moe", quant, seed)
 }
 
-/// The `tiny` shape as `arch` (olmoe: no GQA; qwen2moe: a shared expert of 512).
+/// The `tiny` shape as `arch` (olmoe: no GQA; qwen2moe: a shared expert of 512; gpt-oss: a
+/// window of [`TINY_SWA`] on even layers, YaRN ×32 from 4096).
 fn arch_model(dir: &Path, arch: &str, quant: Quant, seed: u64) -> PathBuf {
-    let o = synth::Options::new(arch, "tiny", quant, seed).unwrap();
+    let mut o = synth::Options::new(arch, "tiny", quant, seed).unwrap();
+    if arch == "gpt-oss" {
+        o.shape.n_swa = TINY_SWA;
+    }
     let path = dir.join(format!("tiny-{arch}-{quant:?}-{seed}.gguf"));
     synth::write(&o, &path, &mut |_, _| {}).unwrap();
     path
@@ -91,7 +106,7 @@ fn median(mut v: Vec<f32>) -> f32 {
 fn oracle(arch: &str) {
     let dir = tempfile::tempdir().unwrap();
     for seed in seeds() {
-        for quant in QUANTS {
+        for quant in quants(arch) {
             let path = arch_model(dir.path(), arch, quant, seed);
             let toks = sequence(seed + 100);
             let dev = deviations(&theirs(&path, &toks), &ours(&path, &toks, Faults::default()));
@@ -127,6 +142,11 @@ fn qwen2moe_teacher_forced_logits_match_llama_cpp() {
     oracle("qwen2moe");
 }
 
+#[test]
+fn gpt_oss_teacher_forced_logits_match_llama_cpp() {
+    oracle("gpt-oss");
+}
+
 /// The bugs that matter for `arch`: each must move the logits far past the tolerance.
 fn faults_of(arch: &str) -> Vec<(&'static str, Faults)> {
     let f = Faults::default();
@@ -148,6 +168,14 @@ fn faults_of(arch: &str) -> Vec<(&'static str, Faults)> {
             ("expert weights normalised (qwen2moe's are not)", flip),
             ("shared expert without its sigmoid gate", Faults { no_shared_gate: true, ..f }),
             ("normal RoPE instead of NeoX", rope),
+        ],
+        "gpt-oss" => vec![
+            ("no attention sinks", Faults { no_sinks: true, ..f }),
+            ("no sliding window (every layer full)", Faults { no_window: true, ..f }),
+            ("plain SwiGLU instead of swiglu_oai", Faults { plain_swiglu: true, ..f }),
+            ("softmax over all experts instead of over the top-k", Faults { softmax_all: true, ..f }),
+            ("RoPE without YaRN", Faults { no_yarn: true, ..f }),
+            shift,
         ],
         _ => unreachable!("{arch}"),
     }
@@ -240,8 +268,9 @@ fn prefill_equals_one_token_at_a_time() {
 fn single_token_decode_matches_llama_cpp() {
     let dir = tempfile::tempdir().unwrap();
     for arch in ARCHS {
-        for quant in QUANTS {
+        for quant in quants(arch) {
             let path = arch_model(dir.path(), arch, quant, 2);
+            // (gpt-oss: 24 steps cross its window of 16.)
             let toks = &sequence(3)[..24];
             let m = llama::Model::mmap_plain_kernels(&path).unwrap();
             let mut s = llama::Session::new(&m, 256, 2, 512).unwrap();
@@ -250,6 +279,50 @@ fn single_token_decode_matches_llama_cpp() {
             let ours: Vec<f32> = toks.iter().flat_map(|&t| d.forward(&[t], Logits::Last).unwrap()).collect();
             let same = ours.iter().zip(&theirs).all(|(a, b)| a.to_bits() == b.to_bits());
             assert!(same, "{arch} {quant:?}: single-token logits differ from llama.cpp's");
+        }
+    }
+}
+
+/// gpt-oss with its real window of 128 (the tiny preset's default) over 200 tokens,
+/// teacher-forced, MXFP4: bit-equal to llama.cpp past the window too.
+#[test]
+fn gpt_oss_real_window_matches_llama_cpp_past_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = synth::Options::new("gpt-oss", "tiny", Quant::Mxfp4, 3).unwrap();
+    assert_eq!(o.shape.n_swa, 128);
+    let path = dir.path().join("tiny-gpt-oss-w128.gguf");
+    synth::write(&o, &path, &mut |_, _| {}).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let toks: Vec<i32> = (0..200).map(|_| rng.random_range(0..N_VOCAB as i32)).collect();
+    let (a, b) = (theirs(&path, &toks), ours(&path, &toks, Faults::default()));
+    assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "gpt-oss past a window of 128 differs");
+    // The window matters there: without it, the positions past 128 move.
+    let full = ours(&path, &toks, Faults { no_window: true, ..Faults::default() });
+    let dev = deviations(&a, &full);
+    assert!(dev[..128].iter().all(|&d| d == 0.0), "positions inside the window cannot see it");
+    assert!(median(dev[128..].to_vec()) > 10.0 * TOL, "the window went unnoticed past 128");
+}
+
+/// gpt-oss's heads are wider than its embedding (64 × 64 = 4096 against 2880) and grouped 8
+/// to 1: the same on a tiny model (8 × 64 = 512 against 256, 8 query heads per KV head),
+/// q8_0 and mxfp4, teacher-forced and one token at a time: bit-equal.
+#[test]
+fn gpt_oss_heads_wider_than_the_embedding_match_llama_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    for quant in [Quant::Q8_0, Quant::Mxfp4] {
+        let mut o = synth::Options::new("gpt-oss", "tiny", quant, 5).unwrap();
+        (o.shape.n_head, o.shape.n_head_kv, o.shape.n_swa) = (8, 1, TINY_SWA);
+        let path = dir.path().join(format!("wide-{quant:?}.gguf"));
+        synth::write(&o, &path, &mut |_, _| {}).unwrap();
+        let toks = sequence(11);
+        let (a, b) = (theirs(&path, &toks), ours(&path, &toks, Faults::default()));
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{quant:?}: teacher-forced logits differ");
+        let m = llama::Model::mmap_plain_kernels(&path).unwrap();
+        let mut s = llama::Session::new(&m, 256, 2, 512).unwrap();
+        let mut d = Decoder::open_resident(&path, opts(Faults::default(), 12)).unwrap();
+        for &t in &toks[..24] {
+            let (x, y) = (s.forward(&[t], false).unwrap(), d.forward(&[t], Logits::Last).unwrap());
+            assert!(x.iter().zip(&y).all(|(p, q)| p.to_bits() == q.to_bits()), "{quant:?}: a decode step differs");
         }
     }
 }
@@ -344,16 +417,17 @@ fn prefill_then_decode<P: bmoe_engine::decoder::ExpertProvider>(d: &mut Decoder<
     l
 }
 
-/// Resident logits of model `seed` on 24 tokens of sequence `seq`, then the same through a
-/// `CopyingProvider` of capacity unbounded and 2 (the model's k: a prefill's experts two at a
-/// time), stacked or not; `check` compares each pair.
-fn against_copies(seed: u64, seq: u64, stacked: bool, check: impl Fn(Quant, usize, &[f32], &[f32])) {
+/// Resident logits of model `seed` (qwen3moe, and gpt-oss for its biased experts) on 24 tokens
+/// of sequence `seq`, then the same through a `CopyingProvider` of capacity unbounded and 2
+/// (the model's k: a prefill's experts two at a time), stacked or not; `check` compares each
+/// pair.
+fn against_copies(seed: u64, seq: u64, stacked: bool, check: impl Fn(&str, Quant, usize, &[f32], &[f32])) {
     use bmoe_engine::decoder::{Mapping, ResidentExperts};
     use bmoe_engine::model::ModelIndex;
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
-    for quant in QUANTS {
-        let path = model(dir.path(), quant, seed);
+    for (arch, quant) in ["qwen3moe", "gpt-oss"].into_iter().flat_map(|a| quants(a).into_iter().map(move |q| (a, q))) {
+        let path = arch_model(dir.path(), arch, quant, seed);
         let toks = &sequence(seq)[..24];
         let index = ModelIndex::open(&path).unwrap();
         let map = Arc::new(Mapping::open(&index.file).unwrap());
@@ -372,16 +446,16 @@ fn against_copies(seed: u64, seq: u64, stacked: bool, check: impl Fn(Quant, usiz
             let mut a = Decoder::new(&index, dense, copying, opts(Faults::default(), 8)).unwrap();
             let la = prefill_then_decode(&mut a, toks);
             assert!(a.provider_mut().acquired > 0);
-            check(quant, cap, &lb, &la);
+            check(arch, quant, cap, &lb, &la);
         }
     }
 }
 
 #[test]
 fn experts_at_another_address_give_the_same_bits() {
-    against_copies(4, 5, true, |quant, cap, lb, la| {
+    against_copies(4, 5, true, |arch, quant, cap, lb, la| {
         let same = la.iter().zip(lb).all(|(x, y)| x.to_bits() == y.to_bits());
-        assert!(same, "{quant:?} capacity {cap}: logits differ when the experts live elsewhere");
+        assert!(same, "{arch} {quant:?} capacity {cap}: logits differ when the experts live elsewhere");
     });
 }
 
@@ -389,13 +463,13 @@ fn experts_at_another_address_give_the_same_bits() {
 /// expert. Same math; quantized types give the same bits, f32 sums in another order.
 #[test]
 fn experts_without_stacks_fall_back_to_per_expert_matmuls() {
-    against_copies(6, 9, false, |quant, cap, lb, la| {
+    against_copies(6, 9, false, |arch, quant, cap, lb, la| {
         let dev = deviations(lb, la);
         let worst = dev.iter().copied().fold(0f32, f32::max);
-        eprintln!("{quant:?} capacity {cap}: per-expert path vs mul_mat_id: worst {worst:.2e} sd");
-        assert!(median(dev) <= TOL, "{quant:?} capacity {cap}: median off by more than {TOL} sd");
+        eprintln!("{arch} {quant:?} capacity {cap}: per-expert path vs mul_mat_id: worst {worst:.2e} sd");
+        assert!(median(dev) <= TOL, "{arch} {quant:?} capacity {cap}: median off by more than {TOL} sd");
         let bound = if quant == Quant::Q4KM { 0.05 } else { TOL };
-        assert!(worst <= bound, "{quant:?} capacity {cap}: {worst:.3e} sd");
+        assert!(worst <= bound, "{arch} {quant:?} capacity {cap}: {worst:.3e} sd");
     });
 }
 

@@ -290,7 +290,7 @@ fn dense_llama_is_not_streamable() {
 }
 
 /// Each real model's preset (q4_k_m, headers only) indexes as its architecture with the
-/// parameter counts its model card publishes (total, active per token), within 1 %.
+/// parameter counts its model card publishes (total within 1 %, active per token within 2 %).
 #[test]
 fn presets_have_the_published_parameter_counts() {
     let dir = tempfile::tempdir().unwrap();
@@ -309,6 +309,44 @@ fn presets_have_the_published_parameter_counts() {
         assert!((t / total - 1.0).abs() < 0.01, "{shape}: {t} parameters, published {total}");
         assert!((a / active - 1.0).abs() < 0.02, "{shape}: {a} active, published {active}");
         // The file is its full size, though sparse.
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
+}
+
+/// gpt-oss-20b and -120b (mxfp4, as the ggml-org files): OpenAI's model card (Table 1) gives
+/// 20.91 B / 3.61 B and 116.83 B / 5.13 B, its active count without the input embedding (the
+/// unembedding counts). MXFP4 experts with q8_0 for everything else, biases and sinks f32.
+#[test]
+fn gpt_oss_presets_have_the_published_parameter_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    for (shape, total, active, entry) in [
+        ("gpt-oss-20b", 20.91e9, 3.61e9, 3 * 2880 * 2880 / 32 * 17),
+        ("gpt-oss-120b", 116.83e9, 5.13e9, 3 * 2880 * 2880 / 32 * 17),
+    ] {
+        let o = Options::new("gpt-oss", shape, Quant::Mxfp4, 1).unwrap();
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = ModelIndex::open(&path).unwrap();
+        assert_eq!(idx.arch.name, "gpt-oss");
+        let k = idx.shape().n_expert_used;
+        assert_eq!(k, 4);
+        let (t, a) = (idx.n_params() as f64, (idx.active_params(k) - idx.embedding_params()) as f64);
+        assert!((t / total - 1.0).abs() < 0.01, "{shape}: {t} parameters, published {total}");
+        assert!((a / active - 1.0).abs() < 0.02, "{shape}: {a} active, published {active}");
+        // An entry is gate + up + down in MXFP4 (17 bytes per 32 weights); the biases are dense.
+        assert!(idx.entry_bytes().iter().all(|&e| e == entry), "{shape}: {:?}", &idx.entry_bytes()[..2]);
+        let types = idx.types_by_kind();
+        for (kind, ty) in [
+            ("ffn_gate_exps.weight", "mxfp4"),
+            ("ffn_down_exps.weight", "mxfp4"),
+            ("attn_q.weight", "q8_0"),
+            ("token_embd.weight", "q8_0"),
+            ("output.weight", "q8_0"),
+            ("attn_sinks.weight", "f32"),
+            ("ffn_gate_exps.bias", "f32"),
+            ("ffn_gate_inp.weight", "f32"),
+        ] {
+            assert_eq!(types[kind].keys().copied().collect::<Vec<_>>(), vec![ty], "{shape}: {kind}");
+        }
         assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
     }
 }

@@ -617,8 +617,18 @@ fn eio_on_a_speculative_read_fails_only_when_the_entry_is_needed_and_cannot_be_r
 
 /// Tiny q8_0 of `arch` (the same shape as the qwen3moe gates, adapted to the architecture).
 fn synth_arch(dir: &Path, arch: &str) -> PathBuf {
-    let o = synth::Options::new(arch, "tiny", Quant::Q8_0, 21).unwrap();
-    let path = dir.join(format!("{arch}.gguf"));
+    synth_arch_quant(dir, arch, Quant::Q8_0)
+}
+
+/// gpt-oss's window in the gates: the 24 tokens of a run cross it.
+const GATE_SWA: u64 = 8;
+
+fn synth_arch_quant(dir: &Path, arch: &str, quant: Quant) -> PathBuf {
+    let mut o = synth::Options::new(arch, "tiny", quant, 21).unwrap();
+    if arch == "gpt-oss" {
+        o.shape.n_swa = GATE_SWA;
+    }
+    let path = dir.join(format!("{arch}-{quant:?}.gguf"));
     synth::write(&o, &path, &mut |_, _| {}).unwrap();
     path
 }
@@ -627,7 +637,11 @@ fn synth_arch(dir: &Path, arch: &str) -> PathBuf {
 /// look-ahead (evicting and roomy), gives the resident run's logits and tokens, bit for bit.
 fn arch_streams_the_same_bits(arch: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let path = synth_arch(dir.path(), arch);
+    streams_the_same_bits(arch, &synth_arch(dir.path(), arch));
+}
+
+fn streams_the_same_bits(arch: &str, path: &Path) {
+    let path = path.to_path_buf();
     let want = bits(&resident(&path));
     let mut d = streamer(&path, 3.0, BackendKind::Auto, 4, true);
     assert!(bits(&generate(&mut d)) == want, "{arch}: streamed output differs from resident");
@@ -664,6 +678,34 @@ fn qwen2moe_streams_the_same_bits() {
     for l in 0..4 {
         for t in ["ffn_gate_inp_shexp", "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp"] {
             assert!(dense.contains(&format!("blk.{l}.{t}.weight").as_str()), "{t} of layer {l} is not dense");
+        }
+    }
+    assert!(index.layers.iter().all(|l| l.tensors.len() == 3), "an entry is the routed gate, up and down only");
+}
+
+/// gpt-oss, q8_0 and MXFP4 (the experts' type of its files): the gates above, with a window
+/// the run crosses; per-expert pipelining (whose partial `mul_mat_id` adds the experts'
+/// biases by expert id, not by slot); the biases and sinks are dense, an entry is gate, up and
+/// down only.
+#[test]
+fn gpt_oss_streams_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    for quant in [Quant::Q8_0, Quant::Mxfp4] {
+        let path = synth_arch_quant(dir.path(), "gpt-oss", quant);
+        streams_the_same_bits(&format!("gpt-oss {quant:?}"), &path);
+        let want = bits(&resident(&path));
+        for (budget, lookahead) in [(3.0, false), (5.0, true)] {
+            let mut d = streamer_full(&path, budget, BackendKind::Auto, 2, true, lookahead, true);
+            assert!(bits(&generate(&mut d)) == want, "gpt-oss {quant:?}, pipelined at {budget}: bits differ");
+        }
+    }
+    let index = ModelIndex::open(&synth_arch(dir.path(), "gpt-oss")).unwrap();
+    let dense: Vec<&str> = index.dense.iter().map(|&i| index.file.tensors[i].name.as_str()).collect();
+    for l in 0..4 {
+        for t in
+            ["ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias", "ffn_gate_inp.bias", "attn_sinks.weight"]
+        {
+            assert!(dense.contains(&format!("blk.{l}.{t}").as_str()), "{t} of layer {l} is not dense");
         }
     }
     assert!(index.layers.iter().all(|l| l.tensors.len() == 3), "an entry is the routed gate, up and down only");

@@ -90,6 +90,21 @@ fn tiny_models_load_and_generate_in_llama_cpp() {
     }
 }
 
+/// gpt-oss (llama.cpp's OPENAI_MOE graph: sinks, sliding window, YaRN, biased experts) loads
+/// and generates from our tiny files, MXFP4 experts included.
+#[test]
+fn tiny_gpt_oss_loads_and_generates_in_llama_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    for quant in [Quant::Mxfp4, Quant::Q8_0, Quant::F32] {
+        let mut o = Options::new("gpt-oss", "tiny", quant, 5).unwrap();
+        o.shape.n_swa = 8;
+        let path = dir.path().join(format!("gpt-oss-{quant:?}.gguf"));
+        synth::write(&o, &path, &mut |_, _| {}).unwrap();
+        let toks = llama_generate(&path, "<|start|>user<|message|>Hello world, the quick brown fox<|end|>", 12);
+        assert_eq!(toks.len(), 12, "{quant:?}");
+    }
+}
+
 #[test]
 fn split_model_loads_in_llama_cpp() {
     let dir = tempfile::tempdir().unwrap();
@@ -105,7 +120,7 @@ fn split_model_loads_in_llama_cpp() {
 fn generated_blocks_dequantize_to_the_requested_scale() {
     use bmoe_engine::ggml::{dequantize, GgmlType};
     use rand::SeedableRng;
-    for ty in [GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16] {
+    for ty in [GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16, GgmlType::MXFP4] {
         let n = 256 * 64;
         let mut buf = vec![0u8; ty.row_size(n)];
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
@@ -115,7 +130,7 @@ fn generated_blocks_dequantize_to_the_requested_scale() {
         let sd = (x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n as f32).sqrt();
         assert!(mean.abs() < 0.002, "{ty}: mean {mean}");
         assert!((sd - 0.02).abs() < 0.003, "{ty}: sd {sd}");
-        if ty != GgmlType::Q6_K {
+        if ty != GgmlType::Q6_K && ty != GgmlType::MXFP4 {
             // A planted offset moves the mean and keeps the spread.
             let at = |_: usize| 0.05f32;
             let off = synth::blocks::Offset { row_len: 256, at: &at };

@@ -1,6 +1,7 @@
 //! The attention block shared by every architecture: norm, Q/K/V projections (with biases
-//! where the file has them), the recipe's Q/K norm, RoPE, the F16 KV cache, `flash_attn_ext`
-//! over grouped-query heads, the output projection and the residual. As llama.cpp's
+//! where the file has them), the recipe's Q/K norm, RoPE (YaRN-scaled where the file says),
+//! the F16 KV cache, `flash_attn_ext` over grouped-query heads (with the layer's sliding-window
+//! mask and the recipe's sinks), the output projection and the residual. As llama.cpp's
 //! `build_qkv` + `build_attn` with the KV cache, node for node, so the bits agree.
 
 use super::arch::QkNorm;
@@ -10,7 +11,7 @@ use crate::ggml::{Context, GgmlType, Graph, RopeMode, RopeParams, Tensor};
 impl Model {
     /// Layer `l`'s attention on `x` (`[n_embd, n]`) at positions `pos0..`: stores K and V in the
     /// cache and returns the attention output plus the residual (llama.cpp's `ffn_inp`), `n`
-    /// rows.
+    /// rows. `mask` is the layer's: causal, or causal within its sliding window.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn attention<'a>(
         &'a self,
@@ -72,9 +73,24 @@ impl Model {
         if faults.wrong_rope_mode {
             mode = if mode == RopeMode::Neox { RopeMode::Normal } else { RopeMode::Neox };
         }
-        let rope = RopeParams {
-            n_ctx_orig: hp.n_ctx_train.min(i32::MAX as u64) as i32,
-            ..RopeParams::plain(hd as i32, mode, hp.rope_freq_base as f32)
+        // As llama.cpp's graphs pass them: the layer's base (a sliding layer may have its own)
+        // and the context's scaling (YaRN: ext_factor 1, its attention factor, β 32 / 1).
+        let base = if hp.is_swa(l) { hp.rope_freq_base_swa } else { hp.rope_freq_base };
+        let sc = &hp.rope;
+        let rope = if faults.no_yarn {
+            RopeParams { n_ctx_orig: sc.n_ctx_orig as i32, ..RopeParams::plain(hd as i32, mode, base as f32) }
+        } else {
+            RopeParams {
+                n_dims: hd as i32,
+                mode,
+                n_ctx_orig: sc.n_ctx_orig.min(i32::MAX as u32) as i32,
+                freq_base: base as f32,
+                freq_scale: sc.freq_scale,
+                ext_factor: sc.ext_factor,
+                attn_factor: sc.attn_factor,
+                beta_fast: sc.beta_fast,
+                beta_slow: sc.beta_slow,
+            }
         };
         let q_pos = if faults.rope_shift {
             let shifted: Vec<i32> = positions.iter().map(|p| p + 1).collect();
@@ -99,6 +115,9 @@ impl Model {
         let mask = input(ctx, GgmlType::F16, &[n_kv, ni], inputs, mask.to_vec())?;
         let qp = ctx.permute(q, [0, 2, 1, 3])?;
         let att = ctx.flash_attn_ext(qp, k_all, v_all, mask, 1.0 / (hd as f32).sqrt())?;
+        if let Some(s) = lw.sinks.filter(|_| !faults.no_sinks) {
+            ctx.flash_attn_add_sinks(att, w(s))?;
+        }
         let att = ctx.reshape(att, &[hd * nh, ni])?;
         let mut att = ctx.mul_mat(w(lw.wo), att)?;
         if let Some(b) = lw.bo {

@@ -1,4 +1,5 @@
-//! The MoE decoder on ggml: qwen3moe, olmoe, mixtral (llama with experts) and qwen2moe.
+//! The MoE decoder on ggml: qwen3moe, olmoe, mixtral (llama with experts), qwen2moe and
+//! gpt-oss.
 //!
 //! A forward pass over a micro-batch is a sequence of graphs, one per layer boundary:
 //! graph 0 embeds the tokens and runs layer 0's attention and router; graph `l` (1 ≤ l < L)
@@ -11,10 +12,12 @@
 //!
 //! The math follows llama.cpp's graph builders (`src/models/<arch>.cpp`) over its shared
 //! `build_qkv`, `build_attn`, `build_moe_ffn` and `build_ffn`: RMS norms, the architecture's
-//! Q/K norm and RoPE layout, grouped-query attention over an F16 KV cache (`flash_attn_ext`),
-//! softmax router, top-k, weights divided by their sum (clamped at 6.1e-5) where the
-//! architecture does, SwiGLU experts, the weighted sum of experts in rank order, a resident
-//! shared expert where there is one, output norm, lm_head. The blocks are shared
+//! Q/K norm and RoPE layout (YaRN where the file scales it), grouped-query attention over an
+//! F16 KV cache (`flash_attn_ext`, with sinks and a sliding-window mask where the architecture
+//! has them), softmax router (or a softmax over the top-k logits), top-k, weights divided by
+//! their sum (clamped at 6.1e-5) where the architecture does, SwiGLU (or clamped SwiGLU)
+//! experts with their biases, the weighted sum of experts in rank order, a resident shared
+//! expert where there is one, output norm, lm_head. The blocks are shared
 //! ([`attention`], [`moe`]); what differs per architecture is data ([`arch`]).
 
 mod arch;
@@ -23,7 +26,7 @@ mod moe;
 mod replay;
 mod weights;
 
-pub use arch::{recipe, QkNorm, Recipe, SharedGate};
+pub use arch::{recipe, Act, QkNorm, Recipe, SharedGate};
 pub use replay::RouteReplay;
 pub use weights::{Mapping, ResidentExperts};
 
@@ -202,6 +205,17 @@ pub struct Faults {
     pub wrong_rope_mode: bool,
     /// The shared expert without its gate.
     pub no_shared_gate: bool,
+    /// Attention without the sinks.
+    pub no_sinks: bool,
+    /// Every layer attends to the whole context (no sliding window).
+    pub no_window: bool,
+    /// Plain SwiGLU where the model clamps it (gpt-oss's `swiglu_oai`).
+    pub plain_swiglu: bool,
+    /// The router's softmax over all experts before the top-k, where the model takes the
+    /// softmax of the top-k logits only.
+    pub softmax_all: bool,
+    /// RoPE without the file's YaRN scaling.
+    pub no_yarn: bool,
 }
 
 /// Decoder settings.
@@ -253,6 +267,13 @@ struct LayerWeights {
     k_norm: Option<usize>,
     ffn_norm: usize,
     router: usize,
+    /// `ffn_gate_inp.bias`, `[n_expert]`.
+    router_b: Option<usize>,
+    /// `attn_sinks`, `[n_head]`.
+    sinks: Option<usize>,
+    /// Per-expert biases of gate, up and down: `[n_ff, n_expert]`, `[n_ff, n_expert]`,
+    /// `[n_embd, n_expert]`.
+    exp_b: Option<[usize; 3]>,
     shexp: Option<SharedExpert>,
     /// Type and `[ne0, ne1]` of one expert's gate, up and down.
     experts: [(GgmlType, [i64; 2]); 3],
@@ -461,6 +482,18 @@ impl<P: ExpertProvider> Decoder<P> {
                 opt(b("attn_v"), &[kv], recipe.qkv_bias)?,
             );
             let bo = opt(b("attn_output"), &[e], recipe.out_bias)?;
+            let (ne, ff) = (u64::from(hp.n_expert), hp.n_ff_exp);
+            let router_b = if recipe.router_bias { Some(add(&b("ffn_gate_inp"), &[ne])?) } else { None };
+            let sinks = if recipe.sinks { Some(add(&n("attn_sinks"), &[u64::from(hp.n_head)])?) } else { None };
+            let exp_b = if recipe.expert_bias {
+                Some([
+                    add(&b("ffn_gate_exps"), &[ff, ne])?,
+                    add(&b("ffn_up_exps"), &[ff, ne])?,
+                    add(&b("ffn_down_exps"), &[e, ne])?,
+                ])
+            } else {
+                None
+            };
             let (q_norm, k_norm) = match recipe.qk_norm {
                 QkNorm::None => (None, None),
                 QkNorm::PerHead => {
@@ -494,8 +527,11 @@ impl<P: ExpertProvider> Decoder<P> {
                 bo,
                 q_norm,
                 k_norm,
-                ffn_norm: add(&n("ffn_norm"), &[e])?,
+                ffn_norm: add(&n(recipe.ffn_norm), &[e])?,
                 router: add(&n("ffn_gate_inp"), &[e, u64::from(hp.n_expert)])?,
+                router_b,
+                sinks,
+                exp_b,
                 shexp,
                 experts,
             });
@@ -653,7 +689,9 @@ impl<P: ExpertProvider> Decoder<P> {
         // attention, which keeps only the rows whose logits are wanted.
         let mut n_rows = n;
         let mut ids: Vec<i32> = Vec::new();
-        let mask = causal_mask(pos0 as usize, n);
+        let mask = causal_mask(pos0 as usize, n, None);
+        let swa_mask =
+            (hp.n_swa > 0 && !m.opts.faults.no_window).then(|| causal_mask(pos0 as usize, n, Some(hp.n_swa)));
         let mut logits = Vec::new();
         self.provider.begin_step(n > 1);
         let lookahead = n == 1 && self.provider.wants_lookahead();
@@ -669,7 +707,7 @@ impl<P: ExpertProvider> Decoder<P> {
                 // All groups but the last: those experts' outputs, each in a graph of its own.
                 for group in &groups[..groups.len() - 1] {
                     Self::acquire(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, group)?;
-                    let nodes = 64 + 16 * group.len();
+                    let nodes = 64 + NODES_PER_EXPERT * group.len();
                     let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
                     let mut g = ctx.new_graph(nodes)?;
                     let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
@@ -698,7 +736,7 @@ impl<P: ExpertProvider> Decoder<P> {
                     if m.opts.pipeline && !ready.is_empty() {
                         let part: Vec<u32> = ready.iter().map(|&i| group[i]).collect();
                         let part_ptrs: Vec<[*const u8; 3]> = ready.iter().map(|&i| self.ptrs[i]).collect();
-                        let nodes = 64 + 16 * part.len();
+                        let nodes = 64 + NODES_PER_EXPERT * part.len();
                         let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
                         let mut g = ctx.new_graph(nodes)?;
                         let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
@@ -725,7 +763,7 @@ impl<P: ExpertProvider> Decoder<P> {
                     groups.push(group);
                 }
             }
-            let nodes = 256 + 16 * k * n.min(hp.n_expert as usize);
+            let nodes = 256 + NODES_PER_EXPERT * k * n.min(hp.n_expert as usize);
             let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
             let mut g = ctx.new_graph(nodes)?;
             let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
@@ -741,7 +779,11 @@ impl<P: ExpertProvider> Decoder<P> {
                 ctx.add(moe, ctx.view(res, &[res.ne()[0], n_rows as i64], &[res.nb()[1]], 0)?)?
             };
             let out = if p < n_layer {
-                let ffn_inp = m.attention(&ctx, &mut g, p, x, n, pos0, &mask, &mut inputs)?;
+                let mask = match &swa_mask {
+                    Some(w) if hp.is_swa(p) => w,
+                    _ => &mask,
+                };
+                let ffn_inp = m.attention(&ctx, &mut g, p, x, n, pos0, mask, &mut inputs)?;
                 m.ffn_head(&ctx, &mut g, p, ffn_inp, n, keep, lookahead && p + 1 < n_layer)?;
                 None
             } else {
@@ -829,6 +871,10 @@ impl<P: ExpertProvider> Decoder<P> {
     }
 }
 
+/// Graph nodes one routed expert may take (its inputs, three projections with their biases,
+/// the activation, the weighting and the copy out).
+const NODES_PER_EXPERT: usize = 24;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rows {
     All,
@@ -846,13 +892,22 @@ fn used_experts(ids: &[i32], k: usize) -> BTreeMap<u32, Vec<(usize, usize)>> {
 }
 
 /// The F16 attention mask of `n` queries at positions `pos0..` over keys `0..pos0 + n`:
-/// 0 where a query may look, −∞ after it.
-fn causal_mask(pos0: usize, n: usize) -> Vec<u8> {
+/// 0 where a query may look, −∞ after it and, with a window of `w`, −∞ also on keys `w` or
+/// more positions before it (llama.cpp's `LLAMA_SWA_TYPE_STANDARD`: `p_q − p_k >= w`).
+fn causal_mask(pos0: usize, n: usize, window: Option<u32>) -> Vec<u8> {
     let n_kv = pos0 + n;
     let mut mask = vec![0u8; n_kv * n * 2];
+    let ninf = 0xFC00u16.to_le_bytes(); // −∞ in f16
     for (i, row) in mask.chunks_exact_mut(n_kv * 2).enumerate() {
-        for cell in row[(pos0 + i + 1) * 2..].chunks_exact_mut(2) {
-            cell.copy_from_slice(&0xFC00u16.to_le_bytes()); // −∞ in f16
+        let q = pos0 + i;
+        for cell in row[(q + 1) * 2..].chunks_exact_mut(2) {
+            cell.copy_from_slice(&ninf);
+        }
+        if let Some(w) = window {
+            let first = (q + 1).saturating_sub(w as usize);
+            for cell in row[..first * 2].chunks_exact_mut(2) {
+                cell.copy_from_slice(&ninf);
+            }
         }
     }
     mask

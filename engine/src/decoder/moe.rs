@@ -1,15 +1,19 @@
 //! The feed-forward half of a layer, shared by every architecture: the FFN norm, the router
-//! (softmax over all experts, top-k, the weights normalised and scaled as the params say), the
-//! optional resident shared expert with its gate, and the routed experts, computed on weights
-//! the [`ExpertProvider`](super::ExpertProvider) hands out: `mul_mat_id` over its stacks as
-//! llama.cpp's `build_moe_ffn` does over the file's tensor, or one `mul_mat` per expert, then
-//! summed in rank order.
+//! (with its bias where the recipe has one; softmax over all experts then top-k, or top-k of
+//! the logits then a softmax over those k; the weights normalised and scaled as the params
+//! say), the optional resident shared expert with its gate, and the routed experts (SwiGLU or
+//! gpt-oss's clamped SwiGLU, with per-expert biases where the recipe has them), computed on
+//! weights the [`ExpertProvider`](super::ExpertProvider) hands out: `mul_mat_id` over its
+//! stacks as llama.cpp's `build_moe_ffn` does over the file's tensor, or one `mul_mat` per
+//! expert, then summed in rank order. The biases are dense (resident): an expert's bias is a
+//! column of the layer's bias tensor, the same bytes streamed or not.
 
 use std::collections::BTreeMap;
 
-use super::arch::SharedGate;
+use super::arch::{Act, SharedGate, OAI_ALPHA, OAI_LIMIT};
 use super::{i32_bytes, input, Model, Result, Stack};
 use crate::ggml::{Context, GgmlType, Graph, Tensor};
+use crate::model::Gating;
 
 impl Model {
     /// Layer `l`'s FFN norm, router and shared expert on the last `keep` of the `n` rows of
@@ -38,13 +42,27 @@ impl Model {
         }
         let h = ctx.mul(ctx.rms_norm(ffn_inp, hp.rms_eps as f32)?, w(lw.ffn_norm))?;
 
-        // Router: softmax over experts, top-k, weights normalised as the model says.
+        // Router: (softmax over experts, top-k) or (top-k of the logits, softmax over them),
+        // weights normalised as the model says.
         let kk = hp.n_expert_used as i64;
         let nk = keep as i64;
-        let probs = ctx.soft_max(ctx.mul_mat(w(lw.router), h)?)?;
+        // A layer's router logits on `h`, with its bias where it has one.
+        let router = |weight: usize, bias: Option<usize>| -> Result<Tensor<'a>> {
+            let logits = ctx.mul_mat(w(weight), h)?;
+            Ok(match bias {
+                Some(b) => ctx.add(logits, w(b))?,
+                None => logits,
+            })
+        };
+        let logits = router(lw.router, lw.router_b)?;
+        let top_k_softmax = hp.gating == Gating::SoftmaxWeight && !faults.softmax_all;
+        let probs = if top_k_softmax { logits } else { ctx.soft_max(logits)? };
         let top = ctx.argsort_top_k(probs, kk as usize)?;
         let probs3 = ctx.reshape(probs, &[1, i64::from(hp.n_expert), nk])?;
         let mut wts = ctx.reshape(ctx.get_rows(probs3, top)?, &[kk, nk])?;
+        if top_k_softmax {
+            wts = ctx.soft_max(wts)?;
+        }
         if hp.expert_weights_norm != faults.flip_weight_norm {
             let sum = ctx.clamp(ctx.sum_rows(wts)?, 6.103_515_6e-5, f32::INFINITY)?;
             wts = ctx.div(wts, sum)?;
@@ -80,7 +98,7 @@ impl Model {
         if predict {
             // The next layer's router applied to this layer's FFN input: a guess at its experts.
             let next = &self.layers[l + 1];
-            let guess = ctx.argsort_top_k(ctx.mul_mat(w(next.router), h)?, kk as usize)?;
+            let guess = ctx.argsort_top_k(router(next.router, next.router_b)?, kk as usize)?;
             let pred = self.state.get(self.st.pred);
             g.build_forward_expand(ctx.cpy(guess, ctx.view(pred, &[kk], &[], 0)?)?)?;
         }
@@ -149,7 +167,7 @@ impl Model {
             // others are read): the part's routed rows, gathered in the expert-major order of the
             // output buffer, through mul_mat_id with one expert per row; then copied to the
             // buffer run by run (the part's experts need not be neighbours there).
-            let (mut rows, mut slots, mut sidx) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut rows, mut slots, mut sidx, mut eids) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             // (first row in the part, first row in the buffer, rows)
             let mut runs: Vec<(usize, usize, usize)> = Vec::new();
             for (&expert, routes) in used {
@@ -162,6 +180,7 @@ impl Model {
                         rows.push(t as i32);
                         slots.push((t * k + j) as i32);
                         sidx.push(idx[i] as i32);
+                        eids.push(expert as i32);
                     }
                 }
                 for (q, &(t, j)) in routes.iter().enumerate() {
@@ -173,7 +192,8 @@ impl Model {
             let x = ctx.get_rows(h, input(ctx, GgmlType::I32, &[m], inputs, i32_bytes(&rows))?)?;
             let x = ctx.reshape(x, &[e, 1, m])?;
             let ids = input(ctx, GgmlType::I32, &[1, m], inputs, i32_bytes(&sidx))?;
-            let y = self.experts_id(ctx, l, x, ids, st)?;
+            let eids = self.has_expert_bias(l).then(|| input(ctx, GgmlType::I32, &[1, m], inputs, i32_bytes(&eids)));
+            let y = self.experts_id(ctx, l, x, ids, eids.transpose()?, st)?;
             let y = ctx.reshape(y, &[e, m])?;
             let w = ctx.get_rows(wflat, input(ctx, GgmlType::I32, &[m], inputs, i32_bytes(&slots))?)?;
             let y = ctx.mul(y, w)?;
@@ -199,10 +219,13 @@ impl Model {
                 } else {
                     ctx.get_rows(h, input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&rows))?)?
                 };
-                let proj = |which: usize| self.expert_proj(ctx, l, which, ptrs[i][which]);
-                let gate = ctx.mul_mat(proj(0)?, xe)?;
-                let up = ctx.mul_mat(proj(1)?, xe)?;
-                let y = ctx.mul_mat(proj(2)?, ctx.swiglu_split(gate, up)?)?;
+                // Each projection on its input, plus the expert's bias where the layer has them.
+                let proj = |which: usize, x: Tensor<'a>| -> Result<Tensor<'a>> {
+                    let y = ctx.mul_mat(self.expert_proj(ctx, l, which, ptrs[i][which])?, x)?;
+                    self.expert_bias(ctx, l, which, expert, y)
+                };
+                let act = self.expert_act(ctx, proj(0, xe)?, proj(1, xe)?)?;
+                let y = proj(2, act)?;
                 let y = ctx.mul(y, ctx.get_rows(wflat, sl)?)?;
                 let dst = ctx.view(y_all, &[e, m as i64], &[y_all.nb()[1]], off * y_all.nb()[1])?;
                 g.build_forward_expand(ctx.cpy(y, dst)?)?;
@@ -267,19 +290,56 @@ impl Model {
     }
 
     /// gate/up/down through `mul_mat_id` on the stacks: `x` `[e, 1 or k, rows]`, `ids`
-    /// `[k', rows]` → `[e, k', rows]`.
+    /// `[k', rows]` (stack indices) → `[e, k', rows]`; with the experts' biases where the layer
+    /// has them, added by `eids` (`[k', rows]`, expert ids) as llama.cpp's `ggml_add_id`.
     fn experts_id<'a>(
-        &self,
+        &'a self,
         ctx: &'a Context,
         l: usize,
         x: Tensor<'a>,
         ids: Tensor<'a>,
+        eids: Option<Tensor<'a>>,
         st: &[Stack; 3],
     ) -> Result<Tensor<'a>> {
-        let up = ctx.mul_mat_id(self.stack_tensor(ctx, l, 1, &st[1])?, x, ids)?;
-        let gate = ctx.mul_mat_id(self.stack_tensor(ctx, l, 0, &st[0])?, x, ids)?;
-        let act = ctx.swiglu_split(gate, up)?;
-        Ok(ctx.mul_mat_id(self.stack_tensor(ctx, l, 2, &st[2])?, act, ids)?)
+        let biased = |which: usize, y: Tensor<'a>| -> Result<Tensor<'a>> {
+            match (self.layers[l].exp_b, eids) {
+                (Some(b), Some(e)) => Ok(ctx.add_id(y, self.weights.get(b[which]), e)?),
+                _ => Ok(y),
+            }
+        };
+        let up = biased(1, ctx.mul_mat_id(self.stack_tensor(ctx, l, 1, &st[1])?, x, ids)?)?;
+        let gate = biased(0, ctx.mul_mat_id(self.stack_tensor(ctx, l, 0, &st[0])?, x, ids)?)?;
+        let act = self.expert_act(ctx, gate, up)?;
+        biased(2, ctx.mul_mat_id(self.stack_tensor(ctx, l, 2, &st[2])?, act, ids)?)
+    }
+
+    /// Whether layer `l`'s experts have biases.
+    fn has_expert_bias(&self, l: usize) -> bool {
+        self.layers[l].exp_b.is_some()
+    }
+
+    /// `y` (`[ne0, rows]`, one expert's projection `which`) plus that expert's bias, if the
+    /// layer has biases: the bias tensor's column `expert`, broadcast over the rows.
+    fn expert_bias<'a>(
+        &'a self,
+        ctx: &'a Context,
+        l: usize,
+        which: usize,
+        expert: u32,
+        y: Tensor<'a>,
+    ) -> Result<Tensor<'a>> {
+        let Some(b) = self.layers[l].exp_b else { return Ok(y) };
+        let b = self.weights.get(b[which]);
+        let col = ctx.view(b, &[b.ne()[0]], &[], expert as usize * b.nb()[1])?;
+        Ok(ctx.add(y, col)?)
+    }
+
+    /// The experts' activation of `gate` and `up`, as the recipe says.
+    fn expert_act<'a>(&self, ctx: &'a Context, gate: Tensor<'a>, up: Tensor<'a>) -> Result<Tensor<'a>> {
+        match self.recipe.act {
+            Act::SwigluOai if !self.opts.faults.plain_swiglu => Ok(ctx.swiglu_oai(gate, up, OAI_ALPHA, OAI_LIMIT)?),
+            _ => Ok(ctx.swiglu_split(gate, up)?),
+        }
     }
 
     /// All of a layer's routed experts at once on the stacks, as llama.cpp's `build_moe_ffn`:
@@ -300,16 +360,19 @@ impl Model {
     ) -> Result<Tensor<'a>> {
         let k = self.hp.n_expert_used as usize;
         let e = self.hp.n_embd as i64;
-        let mut ids = vec![0i32; k * n];
+        let (mut ids, mut eids) = (vec![0i32; k * n], vec![0i32; k * n]);
         for (&expert, routes) in used {
             let i = group.iter().position(|&x| x == expert).expect("every used expert is in the group");
             for &(t, j) in routes {
                 ids[t * k + j] = idx[i] as i32;
+                eids[t * k + j] = expert as i32;
             }
         }
         let ids = input(ctx, GgmlType::I32, &[k as i64, n as i64], inputs, i32_bytes(&ids))?;
+        let eids =
+            self.has_expert_bias(l).then(|| input(ctx, GgmlType::I32, &[k as i64, n as i64], inputs, i32_bytes(&eids)));
         let x = ctx.reshape(h, &[e, 1, n as i64])?;
-        let y = self.experts_id(ctx, l, x, ids, st)?;
+        let y = self.experts_id(ctx, l, x, ids, eids.transpose()?, st)?;
         let w = ctx.reshape(ctx.view(ws, &[(k * n) as i64], &[], 0)?, &[1, k as i64, n as i64])?;
         let y = ctx.mul(y, w)?;
         self.sum_ranks(ctx, y, n)

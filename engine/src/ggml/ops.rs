@@ -190,6 +190,30 @@ impl Context {
         Tensor::from_raw(unsafe { sys::ggml_swiglu_split(self.raw(), gate.raw(), up.raw()) })
     }
 
+    /// gpt-oss's clamped SwiGLU (`ggml_swiglu_oai`), element-wise: with `g = min(gate, limit)`
+    /// and `u = clamp(up, −limit, limit)`, `g · sigmoid(alpha · g) · (u + 1)`.
+    ///
+    /// # Errors
+    /// [`Error::Shape`] if the shapes differ.
+    pub fn swiglu_oai<'a>(&'a self, gate: Tensor<'a>, up: Tensor<'a>, alpha: f32, limit: f32) -> Result<Tensor<'a>> {
+        self.check("swiglu_oai", gate.ne() == up.ne(), gate, Some(up))?;
+        // SAFETY: live tensors of equal shape.
+        Tensor::from_raw(unsafe { sys::ggml_swiglu_oai(self.raw(), gate.raw(), up.raw(), alpha, limit) })
+    }
+
+    /// `a[:, i, t] + b[:, ids[i, t]]`: a per-expert bias (`b` `[ne0, n_expert]`) added to each
+    /// routed expert's output (`a` `[ne0, k, n]`, `ids` I32 `[k, n]`), as `ggml_add_id`.
+    ///
+    /// # Errors
+    /// [`Error::Shape`] on the rules of `ggml_add_id`.
+    pub fn add_id<'a>(&'a self, a: Tensor<'a>, b: Tensor<'a>, ids: Tensor<'a>) -> Result<Tensor<'a>> {
+        let (na, nb, ni) = (a.ne(), b.ne(), ids.ne());
+        let ok = ids.ty() == GgmlType::I32 && na[0] == nb[0] && na[1] == ni[0] && na[2] == ni[1] && nb[2] == 1;
+        self.check("add_id", ok, a, Some(b))?;
+        // SAFETY: live tensors; ggml_add_id's assertions checked above.
+        Tensor::from_raw(unsafe { sys::ggml_add_id(self.raw(), a.raw(), b.raw(), ids.raw()) })
+    }
+
     /// SiLU, element-wise: `x · sigmoid(x)`.
     ///
     /// # Errors
@@ -419,6 +443,28 @@ impl Context {
         Tensor::from_raw(unsafe {
             sys::ggml_flash_attn_ext(self.raw(), q.raw(), k.raw(), v.raw(), mask.raw(), scale, 0.0, 0.0)
         })
+    }
+
+    /// Attention sinks on a `flash_attn_ext` result: one F32 logit per query head that joins
+    /// each softmax's denominator (and attends to nothing), as `ggml_flash_attn_ext_add_sinks`.
+    ///
+    /// # Errors
+    /// [`Error::Shape`] unless `att` is a `flash_attn_ext` node of `sinks.ne[0]` query heads
+    /// and `sinks` is F32.
+    pub fn flash_attn_add_sinks<'a>(&'a self, att: Tensor<'a>, sinks: Tensor<'a>) -> Result<()> {
+        // SAFETY: live tensors; reading the node's op and first source.
+        let (is_fa, n_head) = unsafe {
+            let raw = att.raw();
+            ((*raw).op == sys::GGML_OP_FLASH_ATTN_EXT && (*raw).src[4].is_null(), (*(*raw).src[0]).ne[2])
+        };
+        let ok = is_fa && sinks.ty() == GgmlType::F32 && sinks.ne()[0] == n_head;
+        if !ok {
+            return Err(Error::Shape { op: "flash_attn_add_sinks", a: att.ne(), b: sinks.ne() });
+        }
+        // SAFETY: a flash_attn_ext node without sinks and F32 sinks of one per query head, as
+        // the function asserts; the sinks tensor lives in a context at least as long as 'a.
+        unsafe { sys::ggml_flash_attn_ext_add_sinks(att.raw(), sinks.raw()) };
+        Ok(())
     }
 }
 

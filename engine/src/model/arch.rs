@@ -121,6 +121,20 @@ pub static ARCHS: &[ArchSpec] = &[
         router: "ffn_gate_inp",
         params: |m| parse(m, Arch::Qwen2Moe),
     },
+    ArchSpec {
+        name: "gpt-oss",
+        models: "gpt-oss-20b, gpt-oss-120b",
+        decodes: "Q/K/V/O biases, attention sinks, sliding-window attention on alternate layers, YaRN NeoX RoPE; \
+                  router with bias, softmax over the top-k logits; clamped SwiGLU (alpha 1.702, limit 7) experts \
+                  with biases",
+        streams: "routed experts (gate, up, down) per (layer, expert); the experts' biases stay resident with the \
+                  dense weights",
+        // As qwen3moe's; `attention.sliding_window`, also required, is read by the parser.
+        required_keys: QWEN3MOE_KEYS,
+        expert_tensors: SWIGLU_EXPERTS,
+        router: "ffn_gate_inp",
+        params: |m| parse(m, Arch::GptOss),
+    },
 ];
 
 /// The spec of architecture `name`.
@@ -139,6 +153,8 @@ pub enum Arch {
     Mixtral,
     /// `qwen2moe` (`src/models/qwen2moe.cpp`).
     Qwen2Moe,
+    /// `gpt-oss` (llama.cpp's `LLM_ARCH_OPENAI_MOE`, `src/models/openai-moe.cpp`).
+    GptOss,
 }
 
 impl Arch {
@@ -149,6 +165,7 @@ impl Arch {
             Arch::Olmoe => "olmoe",
             Arch::Mixtral => "llama",
             Arch::Qwen2Moe => "qwen2moe",
+            Arch::GptOss => "gpt-oss",
         }
     }
 }
@@ -208,6 +225,34 @@ const QWEN2MOE_KEYS: &[&str] = &[
     "expert_used_count",
 ];
 
+/// How the router turns logits into the top-k experts' weights (llama.cpp's
+/// `llama_expert_gating_func_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gating {
+    /// Softmax over all experts, then the top-k of the probabilities (`SOFTMAX`).
+    Softmax,
+    /// Top-k of the logits, then a softmax over those k (`SOFTMAX_WEIGHT`, gpt-oss).
+    SoftmaxWeight,
+}
+
+/// RoPE as a llama.cpp context computes it from the file's scaling keys
+/// (`llama_context::llama_context`: `rope.scaling.type`, `.factor`, `.attn_factor`,
+/// `.original_context_length`), for every architecture: without those keys, plain RoPE.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RopeScaling {
+    /// Position scale, `1 / rope.scaling.factor` (1: none).
+    pub freq_scale: f32,
+    /// YaRN extrapolation mix: 1 for `yarn`, else 0.
+    pub ext_factor: f32,
+    /// The attention factor ggml's rope multiplies by (YaRN's magnitude correction, which
+    /// llama.cpp pre-divides by the factor ggml applies itself).
+    pub attn_factor: f32,
+    pub beta_fast: f32,
+    pub beta_slow: f32,
+    /// `rope.scaling.original_context_length`, else the training context.
+    pub n_ctx_orig: u32,
+}
+
 /// Hyper-parameters of a MoE transformer of the table, as llama.cpp reads them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoeParams {
@@ -233,6 +278,22 @@ pub struct MoeParams {
     /// Scale applied to the router weights (0 = none). Only qwen3moe reads
     /// `expert_weights_scale`; for the others llama.cpp never loads the key.
     pub expert_weights_scale: f64,
+    /// How the router's top-k weights are computed.
+    pub gating: Gating,
+    pub rope: RopeScaling,
+    /// Sliding-window size (0: every layer attends to the whole context).
+    pub n_swa: u32,
+    /// Which layers use the sliding window (empty when `n_swa` is 0).
+    pub swa_layers: Vec<bool>,
+    /// RoPE base of the sliding-window layers (`rope.freq_base_swa`, default `rope_freq_base`).
+    pub rope_freq_base_swa: f64,
+}
+
+impl MoeParams {
+    /// Whether layer `l` attends through the sliding window.
+    pub fn is_swa(&self, l: usize) -> bool {
+        self.n_swa > 0 && self.swa_layers.get(l).copied().unwrap_or(false)
+    }
 }
 
 /// The parameters of qwen3moe (the name before the table had more than one entry).
@@ -389,6 +450,9 @@ fn parse(m: &Metadata, arch: Arch) -> Result<ArchParams> {
             };
             (exp, shexp, false, 0.0)
         }
+        // The graph passes norm_w = false and the file's expert_weights_scale, which gpt-oss's
+        // loader never reads (0: none).
+        Arch::GptOss => (k.uint("expert_feed_forward_length", MAX_DIM)?, 0, false, 0.0),
     };
     if n_ff_exp == 0 {
         return Err(Error::BadParam {
@@ -397,9 +461,16 @@ fn parse(m: &Metadata, arch: Arch) -> Result<ArchParams> {
             why: "experts need a hidden size".into(),
         });
     }
+    let n_layer = k.uint("block_count", MAX_LAYERS)? as u32;
+    let n_ctx_train = k.uint("context_length", u64::from(u32::MAX))?;
+    let rope_freq_base = if m.get(&k.key("rope.freq_base")).is_some() { k.float("rope.freq_base")? } else { 10_000.0 };
+    let (n_swa, swa_layers) = match arch {
+        Arch::GptOss => (k.uint("attention.sliding_window", u64::from(u32::MAX))? as u32, swa_pattern(&k, n_layer, 2)?),
+        _ => (0, Vec::new()),
+    };
     let hp = MoeParams {
-        n_layer: k.uint("block_count", MAX_LAYERS)? as u32,
-        n_ctx_train: k.uint("context_length", u64::from(u32::MAX))?,
+        n_layer,
+        n_ctx_train,
         n_embd,
         n_head,
         n_head_kv,
@@ -409,11 +480,88 @@ fn parse(m: &Metadata, arch: Arch) -> Result<ArchParams> {
         n_ff_exp,
         n_ff_shexp,
         rms_eps: k.float("attention.layer_norm_rms_epsilon")?,
-        rope_freq_base: if m.get(&k.key("rope.freq_base")).is_some() { k.float("rope.freq_base")? } else { 10_000.0 },
+        rope_freq_base,
         expert_weights_norm: norm,
         expert_weights_scale: scale,
+        gating: if arch == Arch::GptOss { Gating::SoftmaxWeight } else { Gating::Softmax },
+        rope: rope_scaling(&k, n_ctx_train)?,
+        n_swa,
+        swa_layers,
+        rope_freq_base_swa: match arch {
+            Arch::GptOss if m.get(&k.key("rope.freq_base_swa")).is_some() => k.float("rope.freq_base_swa")?,
+            _ => rope_freq_base,
+        },
     };
     Ok(ArchParams { arch, hp })
+}
+
+/// Which layers slide, as llama.cpp's `load_swa_pattern(ml, n_pattern)`: an array
+/// `attention.sliding_window_pattern` gives it per layer; else a period `n` (the key, or the
+/// architecture's default) makes every layer but the last of each period slide
+/// (`il % n < n - 1`), and `n = 0` all of them.
+fn swa_pattern(k: &Keys<'_>, n_layer: u32, default: u64) -> Result<Vec<bool>> {
+    let key = "attention.sliding_window_pattern";
+    let n = match k.m.get(&k.key(key)) {
+        Some(Value::Array(_, items)) => {
+            if items.len() != n_layer as usize {
+                return Err(Error::BadParam {
+                    key: k.key(key),
+                    value: format!("{} entries", items.len()),
+                    why: format!("one per layer ({n_layer})"),
+                });
+            }
+            return items
+                .iter()
+                .map(|v| match v {
+                    Value::Bool(b) => Ok(*b),
+                    v => v.as_u64().map(|x| x != 0).ok_or(Error::KeyType { key: k.key(key), expected: "bools" }),
+                })
+                .collect();
+        }
+        Some(v) => v.as_u64().ok_or(Error::KeyType { key: k.key(key), expected: "a period or an array" })?,
+        None => default,
+    };
+    Ok((0..u64::from(n_layer)).map(|il| n == 0 || il % n < n - 1).collect())
+}
+
+/// The RoPE scaling a llama.cpp context derives from the file (context defaults: YaRN β fast
+/// 32, slow 1, no `rope.scaling.yarn_log_multiplier`), in its f32 arithmetic so the bits agree.
+fn rope_scaling(k: &Keys<'_>, n_ctx_train: u64) -> Result<RopeScaling> {
+    let kind = match k.m.get(&k.key("rope.scaling.type")) {
+        None => "linear",
+        Some(v) => v.as_str().ok_or(Error::KeyType { key: k.key("rope.scaling.type"), expected: "a string" })?,
+    };
+    let yarn = match kind {
+        "none" | "linear" => false,
+        "yarn" => true,
+        other => {
+            return Err(Error::BadParam {
+                key: k.key("rope.scaling.type"),
+                value: other.into(),
+                why: "this decoder knows none, linear and yarn".into(),
+            })
+        }
+    };
+    let factor =
+        if k.m.get(&k.key("rope.scaling.factor")).is_some() { k.float("rope.scaling.factor")? as f32 } else { 0.0 };
+    let freq_scale = if kind == "none" || factor == 0.0 { 1.0 } else { 1.0 / factor };
+    let mut attn_factor = 1.0f32;
+    let ext_factor = if yarn { 1.0f32 } else { 0.0 };
+    if ext_factor != 0.0 {
+        let factor = 1.0f32 / freq_scale;
+        // get_mscale(factor, 1): 0.1 · 1 · ln(factor) + 1, or 1 for a factor of at most 1.
+        attn_factor = if factor <= 1.0 { 1.0 } else { 0.1 * 1.0 * factor.ln() + 1.0 };
+        // ggml's rope multiplies by 1 + 0.1 ln(factor) itself: llama.cpp divides it out here.
+        attn_factor *= 1.0 / (1.0 + 0.1 * factor.ln());
+    }
+    if k.m.get(&k.key("rope.scaling.attn_factor")).is_some() {
+        attn_factor *= k.float("rope.scaling.attn_factor")? as f32;
+    }
+    let n_ctx_orig = match k.m.get(&k.key("rope.scaling.original_context_length")) {
+        Some(_) => k.uint("rope.scaling.original_context_length", u64::from(u32::MAX))?,
+        None => n_ctx_train,
+    } as u32;
+    Ok(RopeScaling { freq_scale, ext_factor, attn_factor, beta_fast: 32.0, beta_slow: 1.0, n_ctx_orig })
 }
 
 #[cfg(test)]
@@ -472,5 +620,37 @@ mod tests {
         let p = parse(&m, Arch::Olmoe).unwrap().hp;
         assert!(!p.expert_weights_norm, "llama.cpp's olmoe graph passes norm_w = false");
         assert!(matches!(parse(&m, Arch::Qwen2Moe), Err(Error::WrongArch { .. })));
+    }
+
+    #[test]
+    fn gpt_oss_slides_on_even_layers_with_yarn() {
+        let mut kv = BASE.to_vec();
+        kv.extend([("expert_feed_forward_length", 256), ("attention.sliding_window", 128)]);
+        let mut m = meta("gpt-oss", &kv);
+        m.insert("gpt-oss.rope.scaling.type", Value::String("yarn".into()));
+        m.insert("gpt-oss.rope.scaling.factor", Value::F32(32.0));
+        m.insert("gpt-oss.rope.scaling.original_context_length", Value::U32(4096));
+        let p = parse(&m, Arch::GptOss).unwrap().hp;
+        assert_eq!((p.n_swa, p.swa_layers.clone()), (128, vec![true, false]));
+        assert_eq!((p.gating, p.expert_weights_norm), (Gating::SoftmaxWeight, false));
+        assert_eq!((p.rope.freq_scale, p.rope.ext_factor, p.rope.n_ctx_orig), (1.0 / 32.0, 1.0, 4096));
+        assert!((p.rope.attn_factor - 1.0).abs() < 1e-6);
+        // A period of 3 slides two layers of three; an array names each layer.
+        let four: Vec<_> = kv.iter().map(|&(k, v)| if k == "block_count" { (k, 4) } else { (k, v) }).collect();
+        let mut m = meta("gpt-oss", &four);
+        m.insert("gpt-oss.attention.sliding_window_pattern", Value::U32(3));
+        assert_eq!(parse(&m, Arch::GptOss).unwrap().hp.swa_layers, vec![true, true, false, true]);
+        let arr = [false, true, true, false].map(Value::Bool).to_vec();
+        let mut m = meta("gpt-oss", &four);
+        m.insert("gpt-oss.attention.sliding_window_pattern", Value::Array(crate::gguf::ValueType::Bool, arr));
+        assert_eq!(parse(&m, Arch::GptOss).unwrap().hp.swa_layers, vec![false, true, true, false]);
+        // Without the window the file is refused, as llama.cpp's loader refuses it.
+        let m = meta("gpt-oss", &kv[..kv.len() - 1]);
+        assert!(matches!(parse(&m, Arch::GptOss), Err(Error::MissingKey { .. })));
+        // Other architectures: no window, plain RoPE.
+        let mut kv = BASE.to_vec();
+        kv.push(("feed_forward_length", 512));
+        let p = parse(&meta("olmoe", &kv), Arch::Olmoe).unwrap().hp;
+        assert_eq!((p.n_swa, p.gating, p.rope.ext_factor, p.rope.freq_scale), (0, Gating::Softmax, 0.0, 1.0));
     }
 }

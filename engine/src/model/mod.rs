@@ -11,7 +11,9 @@
 
 mod arch;
 
-pub use arch::{arch_spec, Arch, ArchParams, ArchSpec, MoeParams, MoeShape, Proj, Qwen3MoeParams, ARCHS};
+pub use arch::{
+    arch_spec, Arch, ArchParams, ArchSpec, Gating, MoeParams, MoeShape, Proj, Qwen3MoeParams, RopeScaling, ARCHS,
+};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -209,9 +211,26 @@ impl ModelIndex {
     /// Parameters one token computes with at top-`k`: every dense tensor (shared experts
     /// included) plus `min(k, n_expert)` routed experts per MoE layer (the "active" count
     /// model cards publish).
+    /// A routed expert's per-expert bias slices (gpt-oss's `blk.L.ffn_*_exps.bias`,
+    /// `[ne, n_expert]`, resident with the dense tensors) count `k` of `n_expert` slices.
     pub fn active_params(&self, k: u32) -> u64 {
         let s = self.shape();
-        let dense: u64 = self.dense.iter().map(|&i| self.file.tensors[i].dims.iter().product::<u64>()).sum();
+        let k_of = u64::from(k.min(s.n_expert));
+        let dense: u64 = self
+            .dense
+            .iter()
+            .map(|&i| {
+                let t = &self.file.tensors[i];
+                let n = t.dims.iter().product::<u64>();
+                let kind = tensor_kind(&t.name);
+                let per_expert = self.arch.expert_tensors.iter().any(|(_, base)| kind == format!("{base}.bias"));
+                if per_expert {
+                    n / u64::from(s.n_expert) * k_of
+                } else {
+                    n
+                }
+            })
+            .sum();
         let experts: u64 = self
             .layers
             .iter()
@@ -222,6 +241,12 @@ impl ModelIndex {
             })
             .sum();
         dense + experts
+    }
+
+    /// Parameters of the input embedding (`token_embd`), a row lookup rather than compute:
+    /// some model cards (gpt-oss's) leave it out of their active count.
+    pub fn embedding_params(&self) -> u64 {
+        self.file.tensor("token_embd.weight").map_or(0, |t| t.dims.iter().product())
     }
 
     /// Entry bytes of each MoE layer, in layer order.

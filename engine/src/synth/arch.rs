@@ -4,7 +4,7 @@
 //! Adding an architecture is one more [`SynthArch`] entry; the writer, quant mix and presets
 //! are shared.
 
-use super::{Shape, SynthArch};
+use super::{Shape, SynthArch, CHATML, HARMONY};
 use crate::gguf::Value;
 
 /// What a tensor is for: decides its type in a quant mix and the scale of its weights.
@@ -23,8 +23,11 @@ pub enum Role {
     ExpGate,
     ExpUp,
     ExpDown,
-    /// An attention projection's bias (1-D: always f32, random).
+    /// A bias (attention projections, router, the experts' per-expert biases): always f32,
+    /// random.
     Bias,
+    /// gpt-oss's per-head attention sinks `attn_sinks` (1-D: always f32, random).
+    Sinks,
     /// The shared expert's gate input `ffn_gate_inp_shexp` (1-D: always f32, random).
     ShexpGateInp,
     ShexpGate,
@@ -45,10 +48,23 @@ pub struct TensorSpec {
 
 /// Every architecture the generator can write.
 pub static SYNTH_ARCHS: &[SynthArch] = &[
-    SynthArch { name: "qwen3moe", tensors: qwen3moe_tensors, metadata: qwen3moe_metadata, fit: |_| {} },
-    SynthArch { name: "olmoe", tensors: olmoe_tensors, metadata: olmoe_metadata, fit: fit_olmoe },
-    SynthArch { name: "llama", tensors: mixtral_tensors, metadata: mixtral_metadata, fit: |_| {} },
-    SynthArch { name: "qwen2moe", tensors: qwen2moe_tensors, metadata: qwen2moe_metadata, fit: fit_qwen2moe },
+    SynthArch { name: "qwen3moe", tensors: qwen3moe_tensors, metadata: qwen3moe_metadata, fit: |_| {}, chat: &CHATML },
+    SynthArch { name: "olmoe", tensors: olmoe_tensors, metadata: olmoe_metadata, fit: fit_olmoe, chat: &CHATML },
+    SynthArch { name: "llama", tensors: mixtral_tensors, metadata: mixtral_metadata, fit: |_| {}, chat: &CHATML },
+    SynthArch {
+        name: "qwen2moe",
+        tensors: qwen2moe_tensors,
+        metadata: qwen2moe_metadata,
+        fit: fit_qwen2moe,
+        chat: &CHATML,
+    },
+    SynthArch {
+        name: "gpt-oss",
+        tensors: gpt_oss_tensors,
+        metadata: gpt_oss_metadata,
+        fit: fit_gpt_oss,
+        chat: &HARMONY,
+    },
 ];
 
 /// What a layer has besides attention projections, norms, router and routed experts.
@@ -61,6 +77,9 @@ struct Extras {
     qkv_bias: bool,
     /// `ffn_{gate_inp,gate,up,down}_shexp` (qwen2moe).
     shared_expert: bool,
+    /// gpt-oss: `attn_output.bias`, `attn_sinks`, the FFN norm named `post_attention_norm`,
+    /// the router's bias and each expert projection's bias.
+    gpt_oss: bool,
 }
 
 fn qwen3moe_tensors(s: &Shape) -> Vec<TensorSpec> {
@@ -75,8 +94,23 @@ fn mixtral_tensors(s: &Shape) -> Vec<TensorSpec> {
     moe_tensors(s, Extras::default())
 }
 
+fn gpt_oss_tensors(s: &Shape) -> Vec<TensorSpec> {
+    moe_tensors(s, Extras { qkv_bias: true, gpt_oss: true, ..Extras::default() })
+}
+
 fn qwen2moe_tensors(s: &Shape) -> Vec<TensorSpec> {
     moe_tensors(s, Extras { qkv_bias: true, shared_expert: true, ..Extras::default() })
+}
+
+/// gpt-oss: a window and YaRN, as the real models have them, when a generic preset has none;
+/// the experts' size is the dense size (both 2880 in the real models).
+fn fit_gpt_oss(s: &mut Shape) {
+    if s.n_swa == 0 {
+        s.n_swa = 128;
+    }
+    if s.yarn.is_none() {
+        s.yarn = Some((32.0, 4096.min(s.n_ctx)));
+    }
 }
 
 /// olmoe's K norm is `[n_embd]` in llama.cpp's loader: K must be as wide as Q (no GQA), and
@@ -127,6 +161,9 @@ fn moe_tensors(s: &Shape, x: Extras) -> Vec<TensorSpec> {
         if x.qkv_bias {
             v.extend([bias("attn_q", vec![q]), bias("attn_k", vec![kv]), bias("attn_v", vec![kv])]);
         }
+        if x.gpt_oss {
+            v.extend([bias("attn_output", vec![s.n_embd]), t("attn_sinks", vec![s.n_head], Role::Sinks)]);
+        }
         if x.qk_norm_per_head {
             v.extend([t("attn_q_norm", vec![s.head_dim], Role::Norm), t("attn_k_norm", vec![s.head_dim], Role::Norm)]);
         }
@@ -134,12 +171,20 @@ fn moe_tensors(s: &Shape, x: Extras) -> Vec<TensorSpec> {
             v.extend([t("attn_q_norm", vec![q], Role::Norm), t("attn_k_norm", vec![kv], Role::Norm)]);
         }
         v.extend([
-            t("ffn_norm", vec![s.n_embd], Role::Norm),
+            t(if x.gpt_oss { "post_attention_norm" } else { "ffn_norm" }, vec![s.n_embd], Role::Norm),
             t("ffn_gate_inp", vec![s.n_embd, s.n_expert], Role::Router),
             t("ffn_gate_exps", vec![s.n_embd, s.n_ff_exp, s.n_expert], Role::ExpGate),
             t("ffn_up_exps", vec![s.n_embd, s.n_ff_exp, s.n_expert], Role::ExpUp),
             t("ffn_down_exps", vec![s.n_ff_exp, s.n_embd, s.n_expert], Role::ExpDown),
         ]);
+        if x.gpt_oss {
+            v.extend([
+                bias("ffn_gate_inp", vec![s.n_expert]),
+                bias("ffn_gate_exps", vec![s.n_ff_exp, s.n_expert]),
+                bias("ffn_up_exps", vec![s.n_ff_exp, s.n_expert]),
+                bias("ffn_down_exps", vec![s.n_embd, s.n_expert]),
+            ]);
+        }
         if x.shared_expert {
             v.extend([
                 t("ffn_gate_inp_shexp", vec![s.n_embd], Role::ShexpGateInp),
@@ -224,5 +269,27 @@ fn qwen2moe_metadata(s: &Shape) -> Vec<(String, Value)> {
         ("qwen2moe.expert_feed_forward_length".into(), Value::U32(s.n_ff_exp as u32)),
         ("qwen2moe.expert_shared_feed_forward_length".into(), Value::U32(s.n_ff_shexp as u32)),
     ]);
+    v
+}
+
+/// gpt-oss as llama.cpp's converter writes it: the experts' size, head sizes, the sliding
+/// window and YaRN scaling (the layers' pattern is the loader's default, every other layer).
+fn gpt_oss_metadata(s: &Shape) -> Vec<(String, Value)> {
+    let mut v = common_metadata("gpt-oss", s);
+    let u = |x: u64| Value::U32(x as u32);
+    v.extend([
+        ("gpt-oss.feed_forward_length".into(), u(s.n_ff)),
+        ("gpt-oss.expert_feed_forward_length".into(), u(s.n_ff_exp)),
+        ("gpt-oss.attention.key_length".into(), u(s.head_dim)),
+        ("gpt-oss.attention.value_length".into(), u(s.head_dim)),
+        ("gpt-oss.attention.sliding_window".into(), u(s.n_swa)),
+    ]);
+    if let Some((factor, orig)) = s.yarn {
+        v.extend([
+            ("gpt-oss.rope.scaling.type".into(), Value::String("yarn".into())),
+            ("gpt-oss.rope.scaling.factor".into(), Value::F32(factor)),
+            ("gpt-oss.rope.scaling.original_context_length".into(), u(orig)),
+        ]);
+    }
     v
 }

@@ -100,8 +100,8 @@ impl std::fmt::Debug for Offset<'_> {
 /// weights of standard deviation ≈ `sigma` and mean ≈ 0, or ≈ `offset` where one is given.
 ///
 /// # Panics
-/// If `ty` is not one of f32, f16, q8_0, q5_0, q5_1, q4_K, q5_K, q6_K, or `out` is not whole
-/// blocks, or an offset is asked of q6_K or q5_0 (which have no way to carry one).
+/// If `ty` is not one of f32, f16, q8_0, q5_0, q5_1, q4_K, q5_K, q6_K, mxfp4, or `out` is not whole
+/// blocks, or an offset is asked of q6_K, q5_0 or mxfp4 (which have no way to carry one).
 pub fn fill(ty: GgmlType, out: &mut [u8], sigma: f32, rng: &mut impl RngCore, offset: Option<&Offset<'_>>) {
     let ts = ty.type_size();
     assert_eq!(out.len() % ts, 0, "{ty}: {} bytes is not whole blocks", out.len());
@@ -198,6 +198,21 @@ pub fn fill(ty: GgmlType, out: &mut [u8], sigma: f32, rng: &mut impl RngCore, of
                 let d = jitter(base, b[0]);
                 b[192..208].fill(Q6K_SC as u8);
                 b[208..210].copy_from_slice(&d.to_le_bytes());
+            }
+        }
+        GgmlType::MXFP4 => {
+            // e (E8M0), qs[16]: x = kvalues_mxfp4[q] · 2^(e − 128), kvalues being twice the
+            // E2M1 values (s.d. √34.25 over the 16 codes). The scale is a power of two: a
+            // block takes 2^lo or 2^(lo+1) at the odds that give the requested variance.
+            rng.fill_bytes(out);
+            assert!(offset.is_none(), "mxfp4 blocks cannot carry an offset");
+            let t = sigma / 34.25f32.sqrt();
+            let lo = t.log2().floor();
+            let a = lo.exp2();
+            let p_hi = ((t * t / (a * a) - 1.0) / 3.0).clamp(0.0, 1.0);
+            let e_lo = (lo as i32 + 128).clamp(1, 253) as u8;
+            for b in out.chunks_exact_mut(ts) {
+                b[0] = if f32::from(b[0]) < p_hi * 256.0 { e_lo + 1 } else { e_lo };
             }
         }
         _ => panic!("synthetic weights of type {ty} are not supported"),

@@ -33,7 +33,7 @@ pub enum Error {
     UnknownArch(String),
     #[error("synth: unknown shape `{0}` (known: {known})", known = PRESETS.join(", "))]
     UnknownShape(String),
-    #[error("synth: unknown quantisation `{0}` (known: f32, f16, q8_0, q4_k_m)")]
+    #[error("synth: unknown quantisation `{0}` (known: f32, f16, q8_0, q4_k_m, mxfp4)")]
     UnknownQuant(String),
     #[error("synth: tensor `{name}`: row of {ne0} is not a multiple of {ty}'s block of {block}")]
     Shape { name: String, ne0: u64, ty: GgmlType, block: usize },
@@ -56,7 +56,25 @@ pub struct SynthArch {
     pub metadata: fn(&Shape) -> Vec<(String, Value)>,
     /// Adapts a preset to what the architecture requires of its shape (olmoe: no GQA).
     pub fit: fn(&mut Shape),
+    /// The tokenizer's special tokens, its pre-tokenizer and chat template.
+    pub chat: &'static Chat,
 }
+
+/// What a model's tokenizer carries for chatting: the specials its template uses, the
+/// pre-tokenizer name and the template (llama.cpp recognises a template by its markers and
+/// applies its built-in version of it).
+#[derive(Debug)]
+pub struct Chat {
+    pub specials: vocab::Specials,
+    pub pre: &'static str,
+    pub template: &'static str,
+}
+
+/// Qwen's ChatML.
+pub const CHATML: Chat = Chat { specials: vocab::CHATML, pre: "qwen2", template: CHAT_TEMPLATE };
+
+/// gpt-oss's harmony format, in the o200k_harmony vocabulary's pre-tokenizer.
+pub const HARMONY: Chat = Chat { specials: vocab::HARMONY, pre: "gpt-4o", template: HARMONY_TEMPLATE };
 
 /// A model shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,14 +95,34 @@ pub struct Shape {
     pub n_ctx: u64,
     pub rope_base: f32,
     pub rms_eps: f32,
+    /// Sliding-window size of the layers that slide (0: none; gpt-oss).
+    pub n_swa: u64,
+    /// YaRN RoPE scaling: factor and original context (gpt-oss: 32 from 4096).
+    pub yarn: Option<(f32, u64)>,
 }
 
 /// The chat template written into synthetic models (ChatML, as Qwen3's, without tools).
 pub const CHAT_TEMPLATE: &str = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + \
     message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
+/// The chat template written into synthetic gpt-oss models: harmony, as gpt-oss's own
+/// template renders a conversation without a system prompt or tools (llama.cpp knows it as
+/// `gpt-oss` by its `<|start|>` and `<|channel|>` markers).
+pub const HARMONY_TEMPLATE: &str = "{% for message in messages %}{{ '<|start|>' + message['role'] + '<|message|>' + \
+    message['content'] + ('<|return|>' if message['role'] == 'assistant' else '<|end|>') }}{% endfor %}\
+    {% if add_generation_prompt %}{{ '<|start|>assistant' }}{% endif %}{# final answers: <|channel|>final #}";
+
 /// The preset shape names.
-pub const PRESETS: &[&str] = &["tiny", "small", "qwen3-30b-a3b", "olmoe-1b-7b", "mixtral-8x7b", "qwen1.5-moe-a2.7b"];
+pub const PRESETS: &[&str] = &[
+    "tiny",
+    "small",
+    "qwen3-30b-a3b",
+    "olmoe-1b-7b",
+    "mixtral-8x7b",
+    "qwen1.5-moe-a2.7b",
+    "gpt-oss-20b",
+    "gpt-oss-120b",
+];
 
 /// The architecture of a real model's preset (`None` for the generic shapes, which fit any).
 pub fn preset_arch(name: &str) -> Option<&'static str> {
@@ -93,6 +131,7 @@ pub fn preset_arch(name: &str) -> Option<&'static str> {
         "olmoe-1b-7b" => Some("olmoe"),
         "mixtral-8x7b" => Some("llama"),
         "qwen1.5-moe-a2.7b" => Some("qwen2moe"),
+        "gpt-oss-20b" | "gpt-oss-120b" => Some("gpt-oss"),
         _ => None,
     }
 }
@@ -116,6 +155,8 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_ctx: 4096,
             rope_base: 1e6,
             rms_eps: 1e-6,
+            n_swa: 0,
+            yarn: None,
         },
         // ~250 MiB at q4_k_m.
         "small" => Shape {
@@ -133,6 +174,8 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_ctx: 8192,
             rope_base: 1e6,
             rms_eps: 1e-6,
+            n_swa: 0,
+            yarn: None,
         },
         // Qwen3-30B-A3B as its config.json and llama.cpp's converter have it.
         "qwen3-30b-a3b" => Shape {
@@ -150,6 +193,8 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_ctx: 40_960,
             rope_base: 1e6,
             rms_eps: 1e-6,
+            n_swa: 0,
+            yarn: None,
         },
         // OLMoE-1B-7B (allenai/OLMoE-1B-7B-0924 config.json): 6.92B parameters, 1.28B active.
         "olmoe-1b-7b" => Shape {
@@ -167,6 +212,8 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_ctx: 4096,
             rope_base: 10_000.0,
             rms_eps: 1e-5,
+            n_swa: 0,
+            yarn: None,
         },
         // Mixtral-8x7B (mistralai/Mixtral-8x7B-v0.1 config.json): 46.7B parameters, 12.9B active.
         "mixtral-8x7b" => Shape {
@@ -184,6 +231,8 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_ctx: 32_768,
             rope_base: 1e6,
             rms_eps: 1e-5,
+            n_swa: 0,
+            yarn: None,
         },
         // Qwen1.5-MoE-A2.7B (Qwen/Qwen1.5-MoE-A2.7B config.json): 14.3B parameters, 2.7B active.
         "qwen1.5-moe-a2.7b" => Shape {
@@ -201,18 +250,53 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_ctx: 8192,
             rope_base: 1e6,
             rms_eps: 1e-6,
+            n_swa: 0,
+            yarn: None,
         },
+        // gpt-oss-20b (openai/gpt-oss-20b config.json, as llama.cpp's converter writes it):
+        // 20.9 B parameters, 3.6 B active (OpenAI's model card, Table 1).
+        "gpt-oss-20b" => gpt_oss(24, 32),
+        // gpt-oss-120b: the same blocks, 36 layers of 128 experts: 116.8 B, 5.1 B active.
+        "gpt-oss-120b" => gpt_oss(36, 128),
         _ => return None,
     })
 }
 
-/// A quantisation scheme: one type for everything, or llama.cpp's Q4_K_M mix.
+/// The gpt-oss shapes: n_embd 2880, experts of 2880 (gate, up and down all square), 64
+/// query heads and 8 KV heads of 64, a 128-token window on every other layer, YaRN ×32 from
+/// 4096 to the 131072 context, RoPE base 150000, the o200k_harmony vocabulary's 201088 rows.
+fn gpt_oss(n_layer: u32, n_expert: u64) -> Shape {
+    Shape {
+        n_layer,
+        n_embd: 2880,
+        n_ff: 2880,
+        n_ff_exp: 2880,
+        n_ff_shexp: 0,
+        n_expert,
+        n_expert_used: 4,
+        n_head: 64,
+        n_head_kv: 8,
+        head_dim: 64,
+        n_vocab: 201_088,
+        n_ctx: 131_072,
+        rope_base: 150_000.0,
+        rms_eps: 1e-5,
+        n_swa: 128,
+        yarn: Some((32.0, 4096)),
+    }
+}
+
+/// A quantisation scheme: one type for everything, or one of llama.cpp's mixes (Q4_K_M;
+/// MXFP4_MOE, the gpt-oss files' mix).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Quant {
     F32,
     F16,
     Q8_0,
     Q4KM,
+    /// `LLAMA_FTYPE_MOSTLY_MXFP4_MOE`: routed experts MXFP4, every other 2-D weight (output
+    /// and token embedding included) q8_0.
+    Mxfp4,
 }
 
 impl FromStr for Quant {
@@ -224,6 +308,7 @@ impl FromStr for Quant {
             "f16" => Quant::F16,
             "q8_0" => Quant::Q8_0,
             "q4_k_m" => Quant::Q4KM,
+            "mxfp4" | "mxfp4_moe" => Quant::Mxfp4,
             _ => return Err(Error::UnknownQuant(s.to_string())),
         })
     }
@@ -243,6 +328,7 @@ impl Quant {
             Quant::F16 => 1,
             Quant::Q8_0 => 7,
             Quant::Q4KM => 15,
+            Quant::Mxfp4 => 38,
         }
     }
 
@@ -251,10 +337,13 @@ impl Quant {
     /// routers and 1-D tensors stay f32; Q4_K_M gives attn_v and every ffn_down (routed and
     /// shared) of the `use_more_bits` layers q6_K, the output q6_K; an 8-expert model
     /// (Mixtral) gets q8_0 attn_k and attn_v and q5_K attn_output; a k-quant whose rows are not
-    /// whole 256-blocks falls back to q5_0 (for q4_K), q5_1 (q5_K) or q8_0 (q6_K).
+    /// whole 256-blocks falls back to q5_0 (for q4_K), q5_1 (q5_K) or q8_0 (q6_K). MXFP4_MOE
+    /// gives the 3-D expert stacks MXFP4 and every other weight q8_0.
     pub fn tensor_type(self, spec: &TensorSpec, s: &Shape) -> GgmlType {
         let role = spec.role;
-        if matches!(role, Role::Norm | Role::Router | Role::Bias | Role::ShexpGateInp) || spec.dims.len() < 2 {
+        if matches!(role, Role::Norm | Role::Router | Role::Bias | Role::ShexpGateInp | Role::Sinks)
+            || spec.dims.len() < 2
+        {
             return GgmlType::F32;
         }
         let ty = match self {
@@ -272,6 +361,8 @@ impl Quant {
                     _ => GgmlType::Q4_K,
                 }
             }
+            Quant::Mxfp4 if spec.dims.len() > 2 && spec.dims[2] > 1 => GgmlType::MXFP4,
+            Quant::Mxfp4 => GgmlType::Q8_0,
         };
         if spec.dims[0] % ty.block_size() as u64 == 0 {
             return ty;
@@ -383,7 +474,7 @@ pub fn plan(o: &Options) -> Result<Plan> {
         acc += size(&t);
         groups[g].push(t);
     }
-    let vocab = vocab::build(s.n_vocab as usize, o.seed);
+    let vocab = vocab::build(s.n_vocab as usize, o.seed, &arch.chat.specials);
     let mut shards = Vec::new();
     for (no, group) in groups.into_iter().enumerate() {
         let mut h = HeaderWriter::new();
@@ -396,7 +487,7 @@ pub fn plan(o: &Options) -> Result<Plan> {
                 h.kv(&k, v);
             }
             h.kv("tokenizer.ggml.model", Value::String("gpt2".into()));
-            h.kv("tokenizer.ggml.pre", Value::String("qwen2".into()));
+            h.kv("tokenizer.ggml.pre", Value::String(arch.chat.pre.into()));
             let strings =
                 |v: &[String]| Value::Array(ValueType::String, v.iter().cloned().map(Value::String).collect());
             h.kv("tokenizer.ggml.tokens", strings(&vocab.tokens));
@@ -409,8 +500,8 @@ pub fn plan(o: &Options) -> Result<Plan> {
             h.kv("tokenizer.ggml.eos_token_id", Value::U32(vocab.eos));
             h.kv("tokenizer.ggml.padding_token_id", Value::U32(vocab.bos));
             h.kv("tokenizer.ggml.add_bos_token", Value::Bool(false));
-            // Qwen's ChatML, so that `bmoe run --chat` has a template to apply.
-            h.kv("tokenizer.chat_template", Value::String(CHAT_TEMPLATE.into()));
+            // The architecture's chat format, so that `bmoe run --chat` has a template to apply.
+            h.kv("tokenizer.chat_template", Value::String(arch.chat.template.into()));
             h.kv("bmoe.synth.shape", Value::String(o.shape_name.clone()));
             h.kv("bmoe.synth.seed", Value::U64(o.seed));
             h.kv("bmoe.synth.route_skew", Value::F32(o.route_skew));
@@ -551,6 +642,8 @@ fn sigma(role: Role, dims: &[u64], n_layer: u32) -> f32 {
         Role::AttnOut | Role::ExpDown | Role::ShexpDown => 1.0 / fan_in.sqrt() / (2.0 * n_layer as f32).sqrt(),
         // Biases move q, k and v by a fraction of their unit scale.
         Role::Bias => 0.5,
+        // Sinks: per-head logits of the order of the scores (~1).
+        Role::Sinks => 1.0,
         _ => 1.0 / fan_in.sqrt(),
     }
 }

@@ -12,8 +12,37 @@ use rand_chacha::ChaCha8Rng;
 pub const TOKEN_NORMAL: i32 = 1;
 pub const TOKEN_CONTROL: i32 = 3;
 
-/// The special tokens, appended last: (text, is end-of-generation).
+/// The special tokens of ChatML vocabularies, appended last.
 pub const SPECIALS: &[&str] = &["<|endoftext|>", "<|im_start|>", "<|im_end|>"];
+
+/// The special tokens of the o200k_harmony vocabulary (gpt-oss) that its harmony chat format
+/// uses, appended last (the real vocabulary has them at ids 199998-200012).
+pub const HARMONY_SPECIALS: &[&str] = &[
+    "<|startoftext|>",
+    "<|endoftext|>",
+    "<|return|>",
+    "<|constrain|>",
+    "<|channel|>",
+    "<|start|>",
+    "<|end|>",
+    "<|message|>",
+    "<|call|>",
+];
+
+/// A vocabulary's special tokens and which of them are bos and eos.
+#[derive(Clone, Copy, Debug)]
+pub struct Specials {
+    pub tokens: &'static [&'static str],
+    pub bos: &'static str,
+    pub eos: &'static str,
+}
+
+/// ChatML's (Qwen): bos `<|endoftext|>`, eos `<|im_end|>`.
+pub const CHATML: Specials = Specials { tokens: SPECIALS, bos: "<|endoftext|>", eos: "<|im_end|>" };
+
+/// Harmony's (gpt-oss): bos `<|startoftext|>`, eos `<|return|>` (llama.cpp also ends a
+/// generation at `<|call|>`, and not at `<|end|>` once both are present).
+pub const HARMONY: Specials = Specials { tokens: HARMONY_SPECIALS, bos: "<|startoftext|>", eos: "<|return|>" };
 
 /// A generated vocabulary.
 #[derive(Clone, Debug)]
@@ -21,7 +50,7 @@ pub struct Vocab {
     pub tokens: Vec<String>,
     pub types: Vec<i32>,
     pub merges: Vec<String>,
-    /// Id of `<|endoftext|>` (bos/padding) and `<|im_end|>` (eos).
+    /// Ids of the bos (also padding) and eos tokens.
     pub bos: u32,
     pub eos: u32,
 }
@@ -41,8 +70,8 @@ pub fn byte_to_unicode(b: u8) -> char {
 ///
 /// # Panics
 /// If `n_vocab` is too small to hold the bytes and specials.
-pub fn build(n_vocab: usize, seed: u64) -> Vocab {
-    let n_special = SPECIALS.len();
+pub fn build(n_vocab: usize, seed: u64, specials: &Specials) -> Vocab {
+    let n_special = specials.tokens.len();
     assert!(n_vocab >= 256 + n_special, "vocabulary of {n_vocab} cannot hold 256 bytes and {n_special} specials");
     let mut tokens: Vec<String> = (0..=255u8).map(|b| byte_to_unicode(b).to_string()).collect();
     let mut seen: HashSet<String> = tokens.iter().cloned().collect();
@@ -75,12 +104,12 @@ pub fn build(n_vocab: usize, seed: u64) -> Vocab {
         tokens.push(joined);
     }
     let mut types = vec![TOKEN_NORMAL; tokens.len()];
-    for s in SPECIALS {
+    for s in specials.tokens {
         tokens.push((*s).to_string());
         types.push(TOKEN_CONTROL);
     }
     let id = |s: &str| tokens.iter().rposition(|t| t == s).expect("special present") as u32;
-    let (bos, eos) = (id("<|endoftext|>"), id("<|im_end|>"));
+    let (bos, eos) = (id(specials.bos), id(specials.eos));
     Vocab { tokens, types, merges, bos, eos }
 }
 
@@ -99,12 +128,19 @@ mod tests {
 
     #[test]
     fn exact_size_unique_and_deterministic() {
-        let v = build(600, 7);
+        let v = build(600, 7, &CHATML);
         assert_eq!(v.tokens.len(), 600);
         assert_eq!(v.tokens.iter().collect::<HashSet<_>>().len(), 600);
         assert_eq!(v.merges.len(), 600 - 256 - SPECIALS.len());
-        assert_eq!(build(600, 7).merges, v.merges);
-        assert_ne!(build(600, 8).merges, v.merges);
+        assert_eq!(build(600, 7, &CHATML).merges, v.merges);
+        assert_ne!(build(600, 8, &CHATML).merges, v.merges);
+        let h = build(600, 7, &HARMONY);
+        assert_eq!(h.tokens.len(), 600);
+        assert_eq!(&h.tokens[600 - HARMONY_SPECIALS.len()..], HARMONY_SPECIALS);
+        assert_eq!(
+            (h.tokens[h.bos as usize].as_str(), h.tokens[h.eos as usize].as_str()),
+            ("<|startoftext|>", "<|return|>")
+        );
         // Every merge's parts are tokens created before it.
         for (r, m) in v.merges.iter().enumerate() {
             let (a, b) = m.split_once(' ').unwrap();

@@ -4,8 +4,7 @@
 //! their sum (`norm_w = true`); the experts' hidden size is `feed_forward_length`. The optional
 //! `attn_output.bias` llama loads is honoured.
 
-use super::{QkNorm, Recipe};
+use super::{Recipe, PLAIN};
 use crate::ggml::RopeMode;
 
-pub(super) const RECIPE: Recipe =
-    Recipe { qk_norm: QkNorm::None, rope: RopeMode::Normal, qkv_bias: true, out_bias: true, shared_expert: None };
+pub(super) const RECIPE: Recipe = Recipe { rope: RopeMode::Normal, out_bias: true, ..PLAIN };

@@ -5,10 +5,11 @@
 //! experts through the [`ExpertProvider`](super::ExpertProvider), F16 KV cache,
 //! `flash_attn_ext`, the rank-ordered sum of the experts, output norm and lm_head.
 //!
-//! An architecture with attention sinks, a sliding window, biased experts or a clamped
-//! activation (gpt-oss) adds fields here and the block code that reads them; the existing
-//! recipes keep their values.
+//! gpt-oss added attention sinks, biased routers and experts, its clamped SwiGLU and the FFN
+//! norm's other name; its sliding window, YaRN and top-k softmax gating are hyper-parameters
+//! of the file ([`MoeParams`](crate::model::MoeParams)), read by the shared blocks.
 
+mod gpt_oss;
 mod mixtral;
 mod olmoe;
 mod qwen2moe;
@@ -36,6 +37,21 @@ pub enum SharedGate {
     Sigmoid,
 }
 
+/// The routed experts' activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Act {
+    /// `silu(gate) · up`.
+    Swiglu,
+    /// gpt-oss's `ggml_swiglu_oai(gate, up, OAI_ALPHA, OAI_LIMIT)`: gate clamped above, up
+    /// clamped both sides, `g · sigmoid(α g) · (u + 1)`.
+    SwigluOai,
+}
+
+/// The α of [`Act::SwigluOai`] (llama.cpp's `build_moe_ffn` hard-codes it).
+pub const OAI_ALPHA: f32 = 1.702;
+/// The clamp of [`Act::SwigluOai`].
+pub const OAI_LIMIT: f32 = 7.0;
+
 /// One architecture's choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Recipe {
@@ -48,7 +64,32 @@ pub struct Recipe {
     pub out_bias: bool,
     /// A resident shared expert (`ffn_{gate,up,down}_shexp`) beside the routed ones, and its gate.
     pub shared_expert: Option<SharedGate>,
+    /// Per-head attention sinks `attn_sinks` `[n_head]` (gpt-oss).
+    pub sinks: bool,
+    /// The name of the norm in front of the FFN (`ffn_norm`; gpt-oss: `post_attention_norm`).
+    pub ffn_norm: &'static str,
+    /// A router bias `ffn_gate_inp.bias` `[n_expert]` added to the logits (gpt-oss).
+    pub router_bias: bool,
+    /// Per-expert biases `ffn_{gate,up,down}_exps.bias` (`[n_ff, n_expert]`, `[n_embd, n_expert]`),
+    /// resident with the dense weights (gpt-oss).
+    pub expert_bias: bool,
+    pub act: Act,
 }
+
+/// What every architecture but gpt-oss has: no sinks, `ffn_norm`, unbiased router and
+/// experts, SwiGLU.
+pub(super) const PLAIN: Recipe = Recipe {
+    qk_norm: QkNorm::None,
+    rope: RopeMode::Neox,
+    qkv_bias: true,
+    out_bias: false,
+    shared_expert: None,
+    sinks: false,
+    ffn_norm: "ffn_norm",
+    router_bias: false,
+    expert_bias: false,
+    act: Act::Swiglu,
+};
 
 /// The recipe of `arch`.
 pub fn recipe(arch: Arch) -> Recipe {
@@ -57,5 +98,6 @@ pub fn recipe(arch: Arch) -> Recipe {
         Arch::Olmoe => olmoe::RECIPE,
         Arch::Mixtral => mixtral::RECIPE,
         Arch::Qwen2Moe => qwen2moe::RECIPE,
+        Arch::GptOss => gpt_oss::RECIPE,
     }
 }

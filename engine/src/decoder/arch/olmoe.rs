@@ -3,8 +3,6 @@
 //! applied before the reshape into heads, unlike qwen3moe's per-head norms), NeoX RoPE;
 //! softmax router, top-k weights used as they are (`norm_w = false`).
 
-use super::{QkNorm, Recipe};
-use crate::ggml::RopeMode;
+use super::{QkNorm, Recipe, PLAIN};
 
-pub(super) const RECIPE: Recipe =
-    Recipe { qk_norm: QkNorm::Whole, rope: RopeMode::Neox, qkv_bias: true, out_bias: false, shared_expert: None };
+pub(super) const RECIPE: Recipe = Recipe { qk_norm: QkNorm::Whole, ..PLAIN };

@@ -5,13 +5,6 @@
 //! `sigmoid(ffn_gate_inp_shexp · x)` and added to the routed experts' sum before the residual.
 //! The shared expert's weights are dense: resident, never streamed.
 
-use super::{QkNorm, Recipe, SharedGate};
-use crate::ggml::RopeMode;
+use super::{Recipe, SharedGate, PLAIN};
 
-pub(super) const RECIPE: Recipe = Recipe {
-    qk_norm: QkNorm::None,
-    rope: RopeMode::Neox,
-    qkv_bias: true,
-    out_bias: false,
-    shared_expert: Some(SharedGate::Sigmoid),
-};
+pub(super) const RECIPE: Recipe = Recipe { shared_expert: Some(SharedGate::Sigmoid), ..PLAIN };

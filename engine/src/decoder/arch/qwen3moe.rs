@@ -2,8 +2,6 @@
 //! per-head Q/K RMS norms before NeoX RoPE; softmax router, top-k weights divided by their sum
 //! (`expert_weights_norm`, read from the file, default on).
 
-use super::{QkNorm, Recipe};
-use crate::ggml::RopeMode;
+use super::{QkNorm, Recipe, PLAIN};
 
-pub(super) const RECIPE: Recipe =
-    Recipe { qk_norm: QkNorm::PerHead, rope: RopeMode::Neox, qkv_bias: true, out_bias: false, shared_expert: None };
+pub(super) const RECIPE: Recipe = Recipe { qk_norm: QkNorm::PerHead, ..PLAIN };
