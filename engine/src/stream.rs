@@ -21,6 +21,7 @@ use bmoe_uring_io::{align, BufferPool, EngineOptions, FileId, ReadEngine, Regist
 
 use crate::cache::{Access, CachePolicy, EntryId, ExpertCache, ExpertKey, Geometry, Lookup, Phase, Position};
 use crate::decoder::{Error, ExpertProvider, Result};
+use crate::ggml::GgmlType;
 use crate::model::{ModelIndex, MoeLayer, Proj};
 
 /// How to stream.
@@ -124,6 +125,11 @@ pub struct StreamingExperts {
     floor: usize,
     /// Every expert slice is whole blocks (O_DIRECT keeps the slots a stack).
     whole_blocks: bool,
+    /// Every payload of a (layer, projection) lands at the same place of its slot, so the
+    /// slots form a stack ([`ExpertProvider::stacks`]); else each lands where its file offset's
+    /// place within a block says (O_DIRECT on slices that are not whole blocks) and the decoder
+    /// runs one `mul_mat` per expert.
+    stacked: bool,
     direct_requested: bool,
     cache: ExpertCache,
     slot_of: Vec<Option<u32>>,
@@ -165,6 +171,22 @@ struct Pending {
     spec: bool,
 }
 
+/// Whether ggml's `mul_mat` on one expert's slice of this type runs the same kernel as
+/// `mul_mat_id` on the stack (so the per-expert path gives the same bits): every type but
+/// those its llamafile sgemm also takes in `mul_mat` (`ggml-cpu/llamafile/sgemm.cpp`).
+fn per_expert_same_bits(ty: GgmlType) -> bool {
+    !matches!(
+        ty,
+        GgmlType::F32
+            | GgmlType::F16
+            | GgmlType::BF16
+            | GgmlType::Q8_0
+            | GgmlType::Q4_0
+            | GgmlType::Q5_0
+            | GgmlType::IQ4_NL
+    )
+}
+
 fn region_bytes(len: u64) -> usize {
     // The aligned window around a payload at any offset: at most one block more than the
     // payload rounded up to blocks.
@@ -203,10 +225,17 @@ impl StreamingExperts {
         // Every expert of a (layer, projection) lands at the same place of its slot, so that the
         // slots form a stack the decoder can run `mul_mat_id` over (the same kernel as resident,
         // hence the same bits). With O_DIRECT that needs every expert slice to be whole blocks
-        // (true of real models' shapes); otherwise the files are read through the page cache.
+        // (an aligned read puts a payload at its file offset's place within a block). Not so of
+        // gpt-oss (an MXFP4 slice is 4,406,400 B): then each payload lands at its own place and
+        // the decoder runs one `mul_mat` per expert, which computes the same bits as `mul_mat_id`
+        // when ggml has no other kernel for the type (its sgemm path takes f32, f16, bf16,
+        // q8_0, q4_0, q5_0 and iq4_nl in `mul_mat` only): MXFP4 and the k-quants. Other types
+        // on slices that are not whole blocks are read through the page cache, as a stack.
         let whole_blocks = layout.iter().all(|r| r.iter().all(|x| x.len % align::BLOCK == 0));
+        let same_kernel = index.layers.iter().flat_map(|l| &l.tensors).all(|t| per_expert_same_bits(t.ty));
         let mut io = opts.io;
-        if !whole_blocks {
+        let stacked = whole_blocks || !(io.direct && same_kernel);
+        if !whole_blocks && stacked {
             io.direct = false;
         }
         let policy = opts.policy.build().map_err(|e| Error::Provider(e.to_string()))?;
@@ -220,6 +249,7 @@ impl StreamingExperts {
         s.predicted = vec![Vec::new(); index.layers.len()];
         s.la_layers = vec![LayerLookahead::default(); index.layers.len()];
         s.whole_blocks = whole_blocks;
+        s.stacked = stacked;
         s.direct_requested = opts.io.direct;
         Ok(s)
     }
@@ -236,7 +266,7 @@ impl StreamingExperts {
     ) -> Result<Self> {
         let mut s = Self::new(index, opts)?;
         let direct = s.engine.file(0).map(|f| f.o_direct()).unwrap_or(false) || s.direct_requested;
-        s.engine = make_engine(s.pool.clone(), direct && s.whole_blocks);
+        s.engine = make_engine(s.pool.clone(), direct && (s.whole_blocks || !s.stacked));
         s.files = open_all(&s.engine, &s.paths)?;
         Ok(s)
     }
@@ -267,6 +297,7 @@ impl StreamingExperts {
             n_slots_max: n_slots,
             floor: 1,
             whole_blocks: true,
+            stacked: true,
             direct_requested: false,
             cache,
             slot_of: vec![None; n_entries],
@@ -371,7 +402,8 @@ impl StreamingExperts {
     fn payload(&self, slot: u32, layer: usize, which: usize, expert: u32) -> (u64, usize, usize) {
         let r = self.layout[layer][which];
         let off = r.base + u64::from(expert) * r.len;
-        let dest = slot as usize * self.slot_bytes + r.start + (r.base % align::BLOCK) as usize;
+        let within = if self.stacked { r.base } else { off } % align::BLOCK;
+        let dest = slot as usize * self.slot_bytes + r.start + within as usize;
         (off, r.len as usize, dest)
     }
 
@@ -661,6 +693,9 @@ unsafe impl ExpertProvider for StreamingExperts {
     }
 
     fn stacks(&self, layer: u32) -> Option<[crate::decoder::Stack; 3]> {
+        if !self.stacked {
+            return None;
+        }
         let r = self.layout.get(layer as usize)?;
         let mut st = [crate::decoder::Stack { base: std::ptr::null(), stride: self.slot_bytes, count: 0 }; 3];
         for (which, s) in st.iter_mut().enumerate() {
