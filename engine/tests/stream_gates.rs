@@ -698,6 +698,28 @@ fn gpt_oss_streams_the_same_bits() {
             let mut d = streamer_full(&path, budget, BackendKind::Auto, 2, true, lookahead, true);
             assert!(bits(&generate(&mut d)) == want, "gpt-oss {quant:?}, pipelined at {budget}: bits differ");
         }
+        // MXFP4 slices are not whole blocks (as in the real files: 4,406,400 B): O_DIRECT puts
+        // each payload at its offset's place within a block, the slots are no stack, and the
+        // per-expert path computes the same bits. q8_0 slices that were not whole blocks (which
+        // ggml's sgemm also takes in `mul_mat`) would be read through the page cache, as a stack.
+        let index = ModelIndex::open(&path).unwrap();
+        let whole = index.layers.iter().flat_map(|l| &l.tensors).all(|t| t.bytes_per_expert % 4096 == 0);
+        if quant == Quant::Mxfp4 {
+            assert!(!whole, "the tiny MXFP4 slices should not be whole blocks (the case checked here)");
+        }
+        let (want_direct, want_stacked) = match (whole, quant) {
+            (true, _) => (true, true),
+            (false, Quant::Mxfp4) => (true, false),
+            (false, _) => (false, true),
+        };
+        for (budget, lookahead, pipeline) in [(2.0, false, false), (3.0, true, true)] {
+            let mut d = streamer_full(&path, budget, BackendKind::Uring, 2, true, lookahead, pipeline);
+            let direct = d.provider().engine().file(0).unwrap().o_direct();
+            let stacked = d.provider().stacks(0).is_some();
+            assert_eq!((direct, stacked), (want_direct, want_stacked), "gpt-oss {quant:?}: (o_direct, stacked)");
+            assert!(bits(&generate(&mut d)) == want, "gpt-oss {quant:?}, O_DIRECT asked at {budget}: bits differ");
+            assert!(d.provider().stats().reads > 0);
+        }
     }
     let index = ModelIndex::open(&synth_arch(dir.path(), "gpt-oss")).unwrap();
     let dense: Vec<&str> = index.dense.iter().map(|&i| index.file.tensors[i].name.as_str()).collect();
