@@ -34,7 +34,9 @@ struct ProtocolArgs {
     /// The model (or --preset).
     #[arg(short = 'm', long, required_unless_present = "preset")]
     model: Option<PathBuf>,
-    /// Synthesize a preset's model into models/ (once) and use it: qwen3-30b-a3b, small.
+    /// Synthesize a preset's model into models/ (once) and use it: any `bmoe synth --shape`
+    /// (qwen3-30b-a3b, gpt-oss-20b, small, ...), in the quant its real files come in (mxfp4 for
+    /// gpt-oss, q4_k_m otherwise).
     #[arg(long, conflicts_with = "model")]
     preset: Option<String>,
     /// Leave about this much RAM (GiB) to the engine and the page cache: a helper process
@@ -247,12 +249,13 @@ fn median_slice(index: &ModelIndex) -> u64 {
 
 /// A preset's model under models/, synthesized on first use.
 fn preset(bmoe: &std::path::Path, name: &str) -> anyhow::Result<PathBuf> {
-    let path = PathBuf::from(format!("models/{name}-q4_k_m.gguf"));
+    let quant = if name.starts_with("gpt-oss") { "mxfp4" } else { "q4_k_m" };
+    let path = PathBuf::from(format!("models/{name}-{quant}.gguf"));
     if !path.exists() {
         eprintln!("bmoe-bench: synthesizing {} (once)", path.display());
         std::fs::create_dir_all("models")?;
         let st = std::process::Command::new(bmoe)
-            .args(["synth", "--shape", name, "--quant", "q4_k_m", "-o"])
+            .args(["synth", "--shape", name, "--quant", quant, "-o"])
             .arg(&path)
             .status()
             .context("running bmoe synth")?;
