@@ -16,8 +16,8 @@ use bmoe_uring_io::{BackendKind, EngineOptions};
 const PROMPT: [i32; 12] = [5, 77, 300, 12, 9, 250, 401, 33, 7, 128, 64, 2];
 const STEPS: usize = 12;
 
-/// Tiny q8_0: every expert slice is whole 4 KiB blocks, so O_DIRECT stays on. (Tiny q4_k_m's
-/// q6_K down slices are not: the streamer then reads through the page cache, as tested below.)
+/// Tiny q8_0: every expert slice is whole 4 KiB blocks, so O_DIRECT stays on and the slots are
+/// a stack. (Tiny q4_k_m's q6_K down slices are not: see `slices_not_whole_blocks_...` below.)
 fn synth_model(dir: &Path, name: &str, split: u32) -> PathBuf {
     synth_quant(dir, name, split, Quant::Q8_0)
 }
@@ -124,16 +124,32 @@ fn streamed_equals_resident() {
     }
 }
 
+/// Expert slices that are not whole 4 KiB blocks. k-quants (tiny q4_k_m's q6_K slices): read
+/// with O_DIRECT, each payload at its offset's place within a block, no stacks (the per-expert
+/// `mul_mat` runs the same kernel as `mul_mat_id`). q8_0 (which ggml's sgemm also takes in
+/// `mul_mat`, in another summation order): through the page cache, as a stack. Same bits.
 #[test]
-fn q4_k_m_streams_through_the_page_cache() {
+fn slices_not_whole_blocks_stream_the_same_bits() {
     let dir = tempfile::tempdir().unwrap();
-    let path = synth_quant(dir.path(), "q4.gguf", 1, Quant::Q4KM);
-    let want = bits(&resident(&path));
-    let mut d = streamer(&path, 3.0, BackendKind::Auto, 4, true);
-    assert!(bits(&generate(&mut d)) == want);
-    let s = d.provider();
-    assert!(!s.engine().file(0).unwrap().o_direct(), "tiny q4_k_m's q6_K slices are not whole blocks");
-    assert!(s.cache().counters().total().evictions > 0);
+    let q4 = synth_quant(dir.path(), "q4.gguf", 1, Quant::Q4KM);
+    let mut o = synth::Options::new("qwen3moe", "tiny", Quant::Q8_0, 1).unwrap();
+    o.shape.n_ff_exp = 96;
+    let q8 = dir.path().join("q8-96.gguf");
+    synth::write(&o, &q8, &mut |_, _| {}).unwrap();
+    for (path, want_direct) in [(&q4, true), (&q8, false)] {
+        let index = ModelIndex::open(path).unwrap();
+        let whole = index.layers.iter().flat_map(|l| &l.tensors).all(|t| t.bytes_per_expert % 4096 == 0);
+        assert!(!whole, "{}: the case checked is slices that are not whole blocks", path.display());
+        let want = bits(&resident(path));
+        for overlap in [false, true] {
+            let mut d = streamer_full(path, 3.0, BackendKind::Uring, 4, true, overlap, overlap);
+            assert!(bits(&generate(&mut d)) == want, "{} overlap {overlap}: bits differ", path.display());
+            let s = d.provider();
+            let (direct, stacked) = (s.engine().file(0).unwrap().o_direct(), s.stacks(0).is_some());
+            assert_eq!((direct, stacked), (want_direct, !want_direct), "{}: (o_direct, stacked)", path.display());
+            assert!(s.cache().counters().total().evictions > 0);
+        }
+    }
 }
 
 #[test]
