@@ -196,9 +196,7 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         out: out.clone(),
         drop_caches: !a.no_drop_caches,
         settle: Duration::from_secs_f64(a.settle_s.max(0.0)),
-        // With --ram-gb the level to wait for is what was asked (the holder is topped up to it
-        // before each cell), not what the first drop left.
-        mem_threshold: keep.map(|k| k.saturating_sub(256 << 20)),
+        mem_threshold: None,
         fio,
         command_line: command_line.join(" "),
         ram_note,

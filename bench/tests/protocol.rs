@@ -150,6 +150,4 @@ fn ram_holder_is_topped_up_when_memory_is_freed() {
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("resident round 2: MemAvailable was") && md.contains("the RAM holder held"), "{md}\n{err}");
     assert!(!md.contains("holder is gone"), "{md}");
-    // The level cells wait for is what --ram-gb asked, which the top-up restores.
-    assert!(!md.contains("did not come back"), "{md}");
 }
