@@ -167,13 +167,13 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
 
     // RAM: drop the page cache, then hold what is available beyond --ram-gb.
     let _ = sys::drop_caches();
-    let mut holds: Vec<RamHold> = Vec::new();
-    let keep = a.ram_gb.map(|gb| (gb * GIB) as u64);
+    let mut _hold = None;
     let ram_note = match a.ram_gb {
         None => "not limited".to_string(),
         Some(gb) => {
             let avail = sys::mem_available().context("--ram-gb needs /proc/meminfo")?;
-            let hold_bytes = avail.saturating_sub(keep.expect("set with ram_gb"));
+            let keep = (gb * (1u64 << 30) as f64) as u64;
+            let hold_bytes = avail.saturating_sub(keep);
             eprintln!("bmoe-bench: holding {:.1} GiB so that about {gb} GiB stay available", hold_bytes as f64 / GIB);
             let h = RamHold::start(&exe, hold_bytes).context("starting the RAM holder")?;
             let note = format!(
@@ -182,7 +182,7 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
                 if h.locked { "yes" } else { "no: touched pages, no swap" },
                 sys::mem_available().unwrap_or(0) as f64 / GIB
             );
-            holds.push(h);
+            _hold = Some(h);
             note
         }
     };
@@ -201,37 +201,11 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         command_line: command_line.join(" "),
         ram_note,
     };
-    // Before each cell: if other processes have freed memory since the holder was sized, hold
-    // that too, so every cell gets about --ram-gb (the holder is never shrunk: a shortfall is
-    // noted instead).
-    let holds = std::cell::RefCell::new(holds);
-    let mut prepare = || {
-        let keep = keep?;
-        let avail = sys::mem_available()?;
-        const SLACK: u64 = 256 << 20;
-        if avail > keep + SLACK {
-            let more = avail - keep;
-            return Some(match RamHold::start(&exe, more) {
-                Ok(h) => {
-                    holds.borrow_mut().push(h);
-                    format!(
-                        "MemAvailable was {:.1} GiB: the RAM holder held {:.1} GiB more",
-                        avail as f64 / GIB,
-                        more as f64 / GIB
-                    )
-                }
-                Err(e) => format!("MemAvailable was {:.1} GiB; topping up the RAM holder failed: {e}", avail as f64 / GIB),
-            });
-        }
-        (avail + SLACK < keep).then(|| {
-            format!("MemAvailable {:.1} GiB at the start, under --ram-gb (something else holds memory)", avail as f64 / GIB)
-        })
-    };
     let mut check = || {
-        let gone = holds.borrow_mut().iter_mut().any(|h| !h.alive());
+        let gone = _hold.as_mut().is_some_and(|h| !h.alive());
         gone.then(|| "the RAM holder is gone: RAM was no longer limited".to_string())
     };
-    let outcome = p.run(&mut check, &mut prepare)?;
+    let outcome = p.run(&mut check)?;
     println!("{}", outcome.markdown);
     eprintln!("bmoe-bench: wrote {}/summary.md, summary.csv, tok_s.svg, tokens.svg and cells/", out.display());
     Ok(())

@@ -130,11 +130,6 @@ pub struct Protocol {
 /// `None` if fine, else what is wrong (recorded as a flag on the run).
 pub type Check<'a> = &'a mut dyn FnMut() -> Option<String>;
 
-/// Something the protocol does right before each cell starts, once the page cache is dropped
-/// and MemAvailable has settled (topping up the RAM holder, say): what it did, if anything
-/// (recorded as a note on the run).
-pub type Prepare<'a> = &'a mut dyn FnMut() -> Option<String>;
-
 /// One cell's one round.
 #[derive(Clone, Debug, Default)]
 pub struct CellRun {
@@ -154,8 +149,6 @@ pub struct CellRun {
     pub wall_s: f64,
     /// What the protocol's check found wrong after the run, if anything.
     pub check: Option<String>,
-    /// What the prepare hook did before the run, if anything.
-    pub prepared: Option<String>,
 }
 
 /// Everything a protocol measured.
@@ -175,7 +168,7 @@ impl Protocol {
     ///
     /// # Errors
     /// If the output folder cannot be written or the engine cannot be started at all.
-    pub fn run(&self, check: Check<'_>, prepare: Prepare<'_>) -> anyhow::Result<Outcome> {
+    pub fn run(&self, check: Check<'_>) -> anyhow::Result<Outcome> {
         let cells_dir = self.out.join("cells");
         std::fs::create_dir_all(&cells_dir).with_context(|| format!("creating {}", cells_dir.display()))?;
         let mut notes = Vec::new();
@@ -217,7 +210,7 @@ impl Protocol {
                     cell.name,
                     cell.args.join(" ")
                 );
-                let mut r = self.run_cell(ci, round, disk.as_ref(), threshold, &cells_dir, prepare);
+                let mut r = self.run_cell(ci, round, disk.as_ref(), threshold, &cells_dir);
                 r.check = check();
                 match &r.error {
                     Some(e) => eprintln!("bmoe-bench:   failed: {e}"),
@@ -278,11 +271,6 @@ impl Protocol {
                 flags.push(format!("{} round {}: {why}", self.cells[r.cell].name, r.round + 1));
             }
         }
-        for r in runs.iter() {
-            if let Some(did) = &r.prepared {
-                notes.push(format!("{} round {}: {did}", self.cells[r.cell].name, r.round + 1));
-            }
-        }
         for r in runs.iter().filter(|r| r.gave_up_waiting) {
             flags.push(format!(
                 "{} round {}: MemAvailable did not come back within {:.0} s (entered at {:.0} MiB)",
@@ -316,7 +304,6 @@ impl Protocol {
         disk: Option<&DiskCounter>,
         threshold: Option<u64>,
         dir: &Path,
-        prepare: Prepare<'_>,
     ) -> CellRun {
         let cell = &self.cells[ci];
         let mut run = CellRun { cell: ci, round, ..CellRun::default() };
@@ -334,7 +321,6 @@ impl Protocol {
             }
         }
         run.waited_s = t0.elapsed().as_secs_f64();
-        run.prepared = prepare();
         run.mem_entry = sys::mem_available();
         let stem = dir.join(format!("{}-r{}", cell.name, round + 1));
         let csv = stem.with_extension("csv");
