@@ -764,7 +764,8 @@ pub const DECAY_VARIANTS: &[(&str, DecayParams)] = &[
 impl CachePolicy {
     /// Every policy, in the order reports list them.
     pub fn all() -> Vec<CachePolicy> {
-        let mut v = vec![CachePolicy::Lru, CachePolicy::Lfu, CachePolicy::PerLayer, CachePolicy::Belady, CachePolicy::Bound];
+        let mut v =
+            vec![CachePolicy::Lru, CachePolicy::Lfu, CachePolicy::PerLayer, CachePolicy::Belady, CachePolicy::Bound];
         v.push(CachePolicy::S3Fifo);
         v.extend((0..DECAY_VARIANTS.len()).map(|i| CachePolicy::Decay(i as u8)));
         v.extend((0..HD_VARIANTS.len()).map(|i| CachePolicy::Hd(i as u8)));

@@ -288,7 +288,8 @@ fn exhaustive_optimum(s: &AccessStream, budget: u64) -> u64 {
     };
     assert!(ids.len() <= 8);
     let bit = |id: u32| 1u32 << ids.iter().position(|&x| x == id).unwrap();
-    let bytes = |set: u32| -> u64 { (0..ids.len()).filter(|b| set >> b & 1 == 1).map(|b| s.geom.bytes_of(ids[b])).sum() };
+    let bytes =
+        |set: u32| -> u64 { (0..ids.len()).filter(|b| set >> b & 1 == 1).map(|b| s.geom.bytes_of(ids[b])).sum() };
     let mut phase = vec![Phase::Decode; s.len()];
     for g in &s.groups {
         for a in &g.accesses {
