@@ -33,13 +33,7 @@ impl Model {
         let faults = self.opts.faults;
 
         let cur = ctx.mul(ctx.rms_norm(x, eps)?, w(lw.attn_norm))?;
-        let proj = |wi: usize, b: Option<usize>| -> Result<Tensor<'a>> {
-            let y = ctx.mul_mat(w(wi), cur)?;
-            Ok(match b {
-                Some(b) => ctx.add(y, w(b))?,
-                None => y,
-            })
-        };
+        let proj = |wi: usize, b: Option<usize>| self.linear(ctx, wi, b, cur);
         let (mut q, mut k, v) = (proj(lw.wq, lw.bq)?, proj(lw.wk, lw.bk)?, proj(lw.wv, lw.bv)?);
         let mut qk_norm = self.recipe.qk_norm;
         if faults.no_qk_norm {
@@ -119,10 +113,7 @@ impl Model {
             ctx.flash_attn_add_sinks(att, w(s))?;
         }
         let att = ctx.reshape(att, &[hd * nh, ni])?;
-        let mut att = ctx.mul_mat(w(lw.wo), att)?;
-        if let Some(b) = lw.bo {
-            att = ctx.add(att, w(b))?;
-        }
+        let att = self.linear(ctx, lw.wo, lw.bo, att)?;
         Ok(ctx.add(att, x)?)
     }
 }

@@ -917,6 +917,18 @@ fn i32_bytes(v: &[i32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+impl Model {
+    /// `weight · x`, plus `bias` where the file has one (llama.cpp's `build_lora_mm` then the
+    /// bias add): the Q/K/V and output projections, the router.
+    fn linear<'a>(&'a self, ctx: &'a Context, weight: usize, bias: Option<usize>, x: Tensor<'a>) -> Result<Tensor<'a>> {
+        let y = ctx.mul_mat(self.weights.get(weight), x)?;
+        Ok(match bias {
+            Some(b) => ctx.add(y, self.weights.get(b))?,
+            None => y,
+        })
+    }
+}
+
 /// A graph input of `ty` and shape `ne` whose bytes are written after allocation.
 fn input<'a>(
     ctx: &'a Context,

@@ -46,15 +46,7 @@ impl Model {
         // weights normalised as the model says.
         let kk = hp.n_expert_used as i64;
         let nk = keep as i64;
-        // A layer's router logits on `h`, with its bias where it has one.
-        let router = |weight: usize, bias: Option<usize>| -> Result<Tensor<'a>> {
-            let logits = ctx.mul_mat(w(weight), h)?;
-            Ok(match bias {
-                Some(b) => ctx.add(logits, w(b))?,
-                None => logits,
-            })
-        };
-        let logits = router(lw.router, lw.router_b)?;
+        let logits = self.linear(ctx, lw.router, lw.router_b, h)?;
         let top_k_softmax = hp.gating == Gating::SoftmaxWeight && !faults.softmax_all;
         let probs = if top_k_softmax { logits } else { ctx.soft_max(logits)? };
         let top = ctx.argsort_top_k(probs, kk as usize)?;
@@ -98,7 +90,7 @@ impl Model {
         if predict {
             // The next layer's router applied to this layer's FFN input: a guess at its experts.
             let next = &self.layers[l + 1];
-            let guess = ctx.argsort_top_k(router(next.router, next.router_b)?, kk as usize)?;
+            let guess = ctx.argsort_top_k(self.linear(ctx, next.router, next.router_b, h)?, kk as usize)?;
             let pred = self.state.get(self.st.pred);
             g.build_forward_expand(ctx.cpy(guess, ctx.view(pred, &[kk], &[], 0)?)?)?;
         }
