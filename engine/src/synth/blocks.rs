@@ -139,13 +139,15 @@ pub fn fill(ty: GgmlType, out: &mut [u8], sigma: f32, rng: &mut impl RngCore, of
                 }
             }
         }
-        GgmlType::Q4_K => {
+        GgmlType::Q4_K | GgmlType::Q5_K => {
+            // x = d·sc·q − dmin·m with q ∈ 0..16 (q4_K) or 0..32 (q5_K: qh[32] before qs[128]).
             rng.fill_bytes(out);
-            let base = sigma / (Q4K_SC * SD_U4);
+            let (sd_u, mid) = if ty == GgmlType::Q4_K { (SD_U4, 7.5) } else { (SD_U5, 15.5) };
+            let base = sigma / (Q4K_SC * sd_u);
             for (i, b) in out.chunks_exact_mut(ts).enumerate() {
                 let d = f16_to_f32(jitter(base, b[0]));
-                // dmin·m = d·sc·7.5 − mean centres q ∈ 0..16 on the block's mean.
-                let dmin = d * 7.5 - mean(i) / Q4K_SC;
+                // dmin·m = d·sc·mid − mean centres q on the block's mean.
+                let dmin = d * mid - mean(i) / Q4K_SC;
                 b[..2].copy_from_slice(&f32_to_f16(d).to_le_bytes());
                 b[2..4].copy_from_slice(&f32_to_f16(dmin).to_le_bytes());
                 // scales[12]: sc and m of sub-blocks 0..4 in the low 6 bits of bytes 0..8,
@@ -173,20 +175,6 @@ pub fn fill(ty: GgmlType, out: &mut [u8], sigma: f32, rng: &mut impl RngCore, of
                 let d = f16_to_f32(jitter(base, b[0]));
                 b[..2].copy_from_slice(&f32_to_f16(d).to_le_bytes());
                 b[2..4].copy_from_slice(&f32_to_f16(mean(i) - d * 15.5).to_le_bytes());
-            }
-        }
-        GgmlType::Q5_K => {
-            // As q4_K with 5-bit quants (qh[32] before qs[128]): x = d·sc·q − dmin·m, q ∈ 0..32.
-            rng.fill_bytes(out);
-            let base = sigma / (Q4K_SC * SD_U5);
-            for (i, b) in out.chunks_exact_mut(ts).enumerate() {
-                let d = f16_to_f32(jitter(base, b[0]));
-                let dmin = d * 15.5 - mean(i) / Q4K_SC;
-                b[..2].copy_from_slice(&f32_to_f16(d).to_le_bytes());
-                b[2..4].copy_from_slice(&f32_to_f16(dmin).to_le_bytes());
-                let sc = Q4K_SC as u8;
-                b[4..12].fill(sc);
-                b[12..16].fill(sc | (sc << 4));
             }
         }
         GgmlType::Q6_K => {
