@@ -193,7 +193,7 @@ fn run_engine(
     Ok((info.backend.to_string(), why, f.o_direct(), registered, Measured { reads, elapsed, lat_us }))
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn run_mmap(args: &Args, lanes: usize, run_for: Duration, file_len: u64) -> anyhow::Result<Measured> {
     use bmoe::io::mapped::{drop_page_cache, MappedFile};
     drop_page_cache(&args.file)?;
@@ -243,7 +243,7 @@ fn run_mmap(args: &Args, lanes: usize, run_for: Duration, file_len: u64) -> anyh
     Ok(m)
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
 fn run_mmap(_: &Args, _: usize, _: Duration, _: u64) -> anyhow::Result<Measured> {
     bail!("--backend mmap is implemented on Linux only")
 }

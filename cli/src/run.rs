@@ -441,9 +441,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 String::new()
             };
             eprintln!(
-                "mode: streaming (backend {}, o_direct {}, lanes {}, fixed buffers {}, budget {:.0} MiB{}{}, policy {}, \
+                "mode: streaming (backend {}{}, o_direct {}, lanes {}, fixed buffers {}, budget {:.0} MiB{}{}, policy {}, \
                  dense {}, overlap {}, threads {threads}{lossy})",
                 info.backend,
+                info.fallback.as_ref().map_or(String::new(), |why| format!(" (io_uring unavailable: {why})")),
                 if direct { "on" } else { "off" },
                 info.lanes,
                 if info.fixed_buffers { "yes" } else { "no" },

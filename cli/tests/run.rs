@@ -223,3 +223,33 @@ fn chat_no_think_per_template() {
     let q = chat_tokens(&qwen, &["--no-think"]).concat();
     assert_eq!(q, format!("<|im_start|>user\n{user} /no_think<|im_end|>\n<|im_start|>assistant\n"));
 }
+
+/// When the kernel refuses io_uring (here a seccomp filter, as a container runtime or Android's
+/// SELinux policy would), `auto` streams through the pread pool and the mode line says why.
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[test]
+fn io_uring_refused_falls_back_and_the_mode_line_says_why() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
+    assert!(ok, "{err}");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bmoe"));
+    cmd.args(["run", "-m", m, "-p", "Hello", "-n", "4", "-t", "2", "--cache-mb", "0"]);
+    // SAFETY: the child only makes two prctl calls on a filter on its stack before exec.
+    unsafe { cmd.pre_exec(bmoe::io::fault::deny_io_uring) };
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let mode = err.lines().find(|l| l.starts_with("mode: ")).unwrap_or_default();
+    assert!(
+        mode.starts_with("mode: streaming (backend pread (io_uring unavailable: io_uring_setup: ")
+            && mode.contains("38"),
+        "{mode}"
+    );
+    // The same text as with io_uring.
+    let (ok, with_uring, err) = bmoe(&["run", "-m", m, "-p", "Hello", "-n", "4", "-t", "2", "--cache-mb", "0"]);
+    assert!(ok, "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), with_uring);
+}

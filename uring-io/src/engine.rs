@@ -83,6 +83,9 @@ pub struct EngineInfo {
     pub backend: &'static str,
     /// Why that backend.
     pub why: String,
+    /// With [`BackendKind::Auto`], why io_uring could not be used (the kernel, seccomp or
+    /// SELinux refused the ring), when the engine fell back to the pread pool.
+    pub fallback: Option<String>,
     /// Maximum reads in flight.
     pub lanes: usize,
     /// Whether reads land in registered buffers.
@@ -189,18 +192,28 @@ impl ReadEngine {
     /// only if neither can).
     pub fn new(pool: Arc<BufferPool>, opts: EngineOptions) -> Result<Self> {
         let lanes = opts.lanes.max(1);
+        let mut fallback = None;
         let (backend, why): (Box<dyn Backend>, String) = match opts.backend {
             BackendKind::Pread => (Box::new(PreadBackend::new(Arc::clone(&pool), lanes)?), "requested".into()),
             BackendKind::Uring => (uring(&pool, lanes, opts.register)?, "requested".into()),
             BackendKind::Auto => match uring(&pool, lanes, opts.register) {
                 Ok(b) => (b, "auto: io_uring available".into()),
                 Err(e) => {
-                    let why = format!("auto: io_uring unavailable ({e}), using pread threads");
+                    let reason = match &e {
+                        Error::Backend { why, .. } => why.clone(),
+                        e => e.to_string(),
+                    };
+                    let why = format!("auto: io_uring unavailable ({reason}), using pread threads");
+                    fallback = Some(reason);
                     (Box::new(PreadBackend::new(Arc::clone(&pool), lanes)?), why)
                 }
             },
         };
-        Ok(Self::with_backend(pool, backend, lanes, opts.direct, why))
+        let mut engine = Self::with_backend(pool, backend, lanes, opts.direct, why);
+        if let Some(shared) = Arc::get_mut(&mut engine.shared) {
+            shared.info.fallback = fallback;
+        }
+        Ok(engine)
     }
 
     /// An engine over a backend built by the caller (a fault injector, say).
@@ -212,8 +225,13 @@ impl ReadEngine {
         direct: bool,
         why: String,
     ) -> Self {
-        let info =
-            EngineInfo { backend: backend.name(), why, lanes: lanes.max(1), fixed_buffers: backend.fixed_buffers() };
+        let info = EngineInfo {
+            backend: backend.name(),
+            why,
+            fallback: None,
+            lanes: lanes.max(1),
+            fixed_buffers: backend.fixed_buffers(),
+        };
         let inner = Inner {
             backend,
             files: Vec::new(),
@@ -415,15 +433,15 @@ impl Drop for ReadEngine {
 }
 
 fn uring(pool: &Arc<BufferPool>, lanes: usize, register: bool) -> Result<Box<dyn Backend>> {
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use crate::backend::uring::{UringBackend, UringOptions};
         Ok(Box::new(UringBackend::new(Arc::clone(pool), lanes, UringOptions { register })?))
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {
         let _ = (pool, lanes, register);
-        Err(Error::Backend { backend: "uring", why: "io_uring exists only on Linux".into() })
+        Err(Error::Backend { backend: "uring", why: "io_uring exists only on Linux and Android".into() })
     }
 }
 

@@ -166,3 +166,61 @@ impl Backend for FaultBackend {
         self.inner.in_flight() + self.synthetic.len() + self.held.len()
     }
 }
+
+/// Makes `io_uring_setup` fail with `ENOSYS` for the calling thread and every thread or process
+/// it starts from now on (a seccomp filter, as container runtimes install), so that tests see the
+/// kernel refuse io_uring for real. Irreversible for the thread: call it on a test's own thread,
+/// or in a child between `fork` and `exec` (`CommandExt::pre_exec`; it only makes two `prctl`
+/// calls on a filter on the stack, so it is safe there).
+///
+/// # Errors
+/// The `prctl` error (seccomp unavailable).
+#[cfg(all(any(target_os = "linux", target_os = "android"), any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub fn deny_io_uring() -> std::io::Result<()> {
+    #[repr(C)]
+    struct SockFilter {
+        code: u16,
+        jt: u8,
+        jf: u8,
+        k: u32,
+    }
+    #[repr(C)]
+    struct SockFprog {
+        len: u16,
+        filter: *const SockFilter,
+    }
+    const fn stmt(code: u16, k: u32) -> SockFilter {
+        SockFilter { code, jt: 0, jf: 0, k }
+    }
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const RET_K: u16 = 0x06;
+    const ALLOW: u32 = 0x7fff_0000;
+    const ERRNO: u32 = 0x0005_0000;
+    #[cfg(target_arch = "x86_64")]
+    const AUDIT_ARCH: u32 = 0xC000_003E;
+    #[cfg(target_arch = "aarch64")]
+    const AUDIT_ARCH: u32 = 0xC000_00B7;
+    // io_uring_setup is 425 on every architecture (the unified numbering of new syscalls).
+    const IO_URING_SETUP: u32 = 425;
+    // Other architectures than ours pass (the filter only knows our syscall numbers).
+    let filter = [
+        stmt(LD_W_ABS, 4),
+        SockFilter { code: JEQ_K, jt: 1, jf: 0, k: AUDIT_ARCH },
+        stmt(RET_K, ALLOW),
+        stmt(LD_W_ABS, 0),
+        SockFilter { code: JEQ_K, jt: 0, jf: 1, k: IO_URING_SETUP },
+        stmt(RET_K, ERRNO | libc::ENOSYS as u32),
+        stmt(RET_K, ALLOW),
+    ];
+    let prog = SockFprog { len: filter.len() as u16, filter: filter.as_ptr() };
+    // SAFETY: PR_SET_NO_NEW_PRIVS takes plain integers.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a valid sock_fprog pointing at a live filter array; the kernel copies it.
+    if unsafe { libc::prctl(libc::PR_SET_SECCOMP, 2, &prog as *const SockFprog, 0, 0) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}

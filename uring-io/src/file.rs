@@ -167,7 +167,7 @@ pub(crate) fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn open_direct(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path)
@@ -191,7 +191,7 @@ fn open_direct(path: &Path) -> std::io::Result<File> {
     std::fs::OpenOptions::new().read(true).custom_flags(FILE_FLAG_NO_BUFFERING).open(path)
 }
 
-#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+#[cfg(not(any(target_os = "linux", target_os = "android", target_os = "macos", windows)))]
 fn open_direct(_path: &Path) -> std::io::Result<File> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }

@@ -20,7 +20,7 @@ mod engine;
 mod error;
 pub mod fault;
 mod file;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub mod mapped;
 mod pool;
 

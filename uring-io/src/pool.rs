@@ -152,6 +152,8 @@ impl BufferPool {
         matches!(self.registration(), Registration::Registered { .. })
     }
 
+    /// Recorded by the io_uring backend, the only one that registers.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     pub(crate) fn set_registration(&self, r: Registration) {
         *self.registration.lock().unwrap_or_else(|e| e.into_inner()) = r;
     }

@@ -1,4 +1,4 @@
-//! Replay of a routing trace through the real [`ExpertCache`] and a [`Policy`]: what
+//! Replay of a routing trace through the real [`ExpertCache`] and a [`Policy`](super::Policy): what
 //! `bmoe replay`, the policy benchmark and the tests run.
 //!
 //! The access stream is the trace's rows in file order, grouped into one group per (turn,

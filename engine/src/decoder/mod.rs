@@ -18,7 +18,7 @@
 //! their sum (clamped at 6.1e-5) where the architecture does, SwiGLU (or clamped SwiGLU)
 //! experts with their biases, the weighted sum of experts in rank order, a resident shared
 //! expert where there is one, output norm, lm_head. The blocks are shared
-//! ([`attention`], [`moe`]); what differs per architecture is data ([`arch`]).
+//! (`attention`, `moe`); what differs per architecture is data (`arch`).
 
 mod arch;
 mod attention;

@@ -613,7 +613,7 @@ pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Re
 
 /// Writes only the headers of the model `o` describes, each file extended to its full length
 /// with a hole where the tensor data would be: the same headers (hence the same index, entry
-/// sizes and token cycle for `bmoe inspect`) as [`write`], in no disk space and no time, for
+/// sizes and token cycle for `bmoe inspect`) as [`write()`], in no disk space and no time, for
 /// real models' shapes. The weights read as zeros: not a model to run.
 ///
 /// # Errors

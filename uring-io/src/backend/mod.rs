@@ -9,7 +9,7 @@
 //! injector wrapped around one) gets the same semantics.
 
 pub mod pread;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub mod uring;
 
 use std::sync::Arc;
