@@ -94,13 +94,19 @@ fi
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "prereqs: installing ${missing[*]} with apt-get" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  log=$(mktemp "${TMPDIR:-/tmp}/bmoe-prereqs.XXXXXX")
+  start=$(date +%s)
+  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "prereqs: apt-get failed (its output above)" >&2
+    exit 1
+  fi
+  rm -f "$log"
   if ! find_libclang >/dev/null; then
     echo "prereqs: libclang-dev installed but no libclang.so found; set LIBCLANG_PATH" >&2
     exit 1
   fi
-  echo "prereqs: installed ${missing[*]}" >&2
+  echo "prereqs: installed ${missing[*]} in $(( $(date +%s) - start )) s" >&2
 else
   echo "prereqs: missing ${missing[*]}." >&2
   echo "prereqs: install them first, e.g.: sudo apt-get install ${missing[*]}" >&2
