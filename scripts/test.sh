@@ -14,3 +14,5 @@ echo "== cargo doc --no-deps (warnings are errors)"
 RUSTDOCFLAGS=-Dwarnings cargo doc -q --no-deps --workspace
 echo "== cargo test --workspace --all-targets"
 cargo test --workspace --all-targets "$@"
+echo "== cargo test --doc (the facade's example runs)"
+cargo test --workspace --doc "$@"

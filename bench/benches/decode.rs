@@ -10,15 +10,14 @@
 //! Quick by design (a couple of minutes here); `BMOE_BENCH_QUICK=0` measures longer.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bmoe::engine::cache::CachePolicy;
-use bmoe::engine::decoder::{Decoder, DenseSource, ExpertProvider, Logits, Mapping, Options};
+use bmoe::engine::dense::DenseWeights;
+use bmoe::engine::engine::{Engine, MoeStream, Overlap, StreamOptions};
+use bmoe::engine::io::{BackendKind, EngineOptions};
 use bmoe::engine::model::ModelIndex;
-use bmoe::engine::stream::{AnonDense, StreamOptions, StreamingExperts};
+use bmoe::engine::stream::budget::CacheSize;
 use bmoe::engine::synth::{self, Quant};
-use bmoe::io::{BackendKind, EngineOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 const PROMPT: [i32; 8] = [11, 4000, 73, 900, 15, 2024, 301, 7];
@@ -48,16 +47,16 @@ impl Tokens {
 }
 
 /// Time `iters` decode steps of `d`.
-fn steps<P: ExpertProvider>(d: &mut Decoder<P>, toks: &mut Tokens, iters: u64) -> Duration {
+fn steps(d: &mut Engine, toks: &mut Tokens, iters: u64) -> Duration {
     let mut total = Duration::ZERO;
     for _ in 0..iters {
         if d.n_past() == 0 || d.n_past() >= PROMPT.len() as u32 + STEPS_PER_CONTEXT {
             d.reset();
-            d.forward(&PROMPT, Logits::Last).expect("prefill");
+            d.eval(&PROMPT).expect("prefill");
         }
         let t = toks.next();
         let t0 = Instant::now();
-        let l = d.forward(&[t], Logits::Last).expect("decode");
+        let l = d.eval(&[t]).expect("decode");
         total += t0.elapsed();
         std::hint::black_box(l);
     }
@@ -73,26 +72,28 @@ struct Knobs {
 
 const BASE: Knobs = Knobs { cache_quarters: 1, lanes: 4, overlap: false, mmap_dense: false };
 
-fn streamer(index: &ModelIndex, k: &Knobs) -> Decoder<StreamingExperts> {
-    let io = EngineOptions { backend: BackendKind::Uring, lanes: k.lanes, register: true, direct: true };
-    let so = StreamOptions {
-        budget_bytes: index.expert_bytes() * k.cache_quarters / 4,
-        policy: CachePolicy::DEFAULT,
-        io,
-        n_expert_used: None,
-        lookahead: k.overlap,
-    };
-    let s = StreamingExperts::new(index, so).expect("streamer");
-    let dense: Arc<dyn DenseSource> = if k.mmap_dense {
-        Arc::new(Mapping::open(&index.file).expect("map"))
-    } else {
-        Arc::new(AnonDense::load(index, io).expect("dense"))
-    };
-    Decoder::new(index, dense, s, opts()).expect("decoder")
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
-fn opts() -> Options {
-    Options { n_ctx: 256, n_threads: std::thread::available_parallelism().map_or(2, |n| n.get()), ..Options::default() }
+fn streamer(path: &Path, index: &ModelIndex, k: &Knobs) -> Engine {
+    let io = EngineOptions { backend: BackendKind::Uring, lanes: k.lanes, register: true, direct: true };
+    let stream = StreamOptions {
+        cache: CacheSize::Bytes(index.expert_bytes() * k.cache_quarters / 4),
+        force: true,
+        io,
+        overlap: if k.overlap { Overlap::Full } else { Overlap::Off },
+        ..StreamOptions::default()
+    };
+    let dense = if k.mmap_dense { DenseWeights::Mmap } else { DenseWeights::Anon };
+    Engine::builder(path)
+        .moe_stream(MoeStream::On)
+        .stream(stream)
+        .dense(dense)
+        .context(256)
+        .threads(threads())
+        .open()
+        .expect("streamer")
 }
 
 fn sweep(c: &mut Criterion) {
@@ -104,7 +105,8 @@ fn sweep(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(if quick { 3 } else { 15 }));
     let vocab = 32000;
 
-    let mut d = Decoder::open_resident(&path, opts()).expect("resident");
+    let mut d =
+        Engine::builder(&path).moe_stream(MoeStream::Off).context(256).threads(threads()).open().expect("resident");
     let mut toks = Tokens(0x2545_F491_4F6C_DD1D, vocab);
     g.bench_function("resident", |b| b.iter_custom(|n| steps(&mut d, &mut toks, n)));
     drop(d);
@@ -120,7 +122,7 @@ fn sweep(c: &mut Criterion) {
         ("dense=mmap".into(), Knobs { mmap_dense: true, ..BASE }),
     ];
     for (name, k) in &cells {
-        let mut d = streamer(&index, k);
+        let mut d = streamer(&path, &index, k);
         let mut toks = Tokens(0x2545_F491_4F6C_DD1D, vocab);
         g.bench_with_input(BenchmarkId::new("stream", name), k, |b, _| b.iter_custom(|n| steps(&mut d, &mut toks, n)));
     }

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bmoe::io::{BackendKind, BufferPool, EngineOptions, ReadEngine, Request};
+use bmoe::engine::io::{BackendKind, BufferPool, EngineOptions, ReadEngine, Request};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 const FILE: usize = 64 << 20;

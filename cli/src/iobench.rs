@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
-use bmoe::io::{BackendKind, BufferPool, EngineOptions, ReadEngine, Request, Ticket};
+use bmoe::engine::io::{BackendKind, BufferPool, EngineOptions, ReadEngine, Request, Ticket};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -195,7 +195,7 @@ fn run_engine(
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn run_mmap(args: &Args, lanes: usize, run_for: Duration, file_len: u64) -> anyhow::Result<Measured> {
-    use bmoe::io::mapped::{drop_page_cache, MappedFile};
+    use bmoe::engine::io::mapped::{drop_page_cache, MappedFile};
     drop_page_cache(&args.file)?;
     let map = MappedFile::open(&args.file)?;
     let fd = File::open(&args.file)?;

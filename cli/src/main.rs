@@ -49,7 +49,7 @@ fn version_text() -> String {
         info.ggml_version,
         info.target,
         info.simd_features().join(","),
-        bmoe::ggml::cpu_features(),
+        bmoe::engine::ggml::cpu_features(),
     )
 }
 

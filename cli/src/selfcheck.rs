@@ -1,7 +1,7 @@
 //! `bmoe selfcheck`: a one-line check that the linked ggml computes correctly here.
 
 use anyhow::{bail, Context as _};
-use bmoe::ggml::{self, GgmlType, ThreadPool};
+use bmoe::engine::ggml::{self, GgmlType, ThreadPool};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -238,7 +238,7 @@ fn io_uring_refused_falls_back_and_the_mode_line_says_why() {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bmoe"));
     cmd.args(["run", "-m", m, "-p", "Hello", "-n", "4", "-t", "2", "--cache-mb", "0"]);
     // SAFETY: the child only makes two prctl calls on a filter on its stack before exec.
-    unsafe { cmd.pre_exec(bmoe::io::fault::deny_io_uring) };
+    unsafe { cmd.pre_exec(bmoe::engine::io::fault::deny_io_uring) };
     let out = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");

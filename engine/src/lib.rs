@@ -1,6 +1,13 @@
 //! The bmoe engine: the GGUF reader and model index, synthetic models, the expert-cache
-//! bookkeeping and its policies (with routing-trace replay), and the safe ggml layer the
-//! decoder is built on.
+//! bookkeeping and its policies (with routing-trace replay), the safe ggml layer, the decoder,
+//! the streamer, and [`engine::Engine::builder`], the one way to open a model and generate.
+//!
+//! The rooms, from the file to the logits: [`gguf`] (untrusted header parsing) → [`model`]
+//! (the index: dense tensors, expert byte ranges) → [`stream`] (slots of the registered pool,
+//! reads through [`io`]) or [`provider::ResidentExperts`] → [`provider`] (the seam: expert
+//! pointers and stacks) → [`decoder`] (graphs on [`ggml`]) → logits → [`session`] (the
+//! generation loop) and [`telemetry`]. [`dense`] holds the dense weights; [`cache`] decides what
+//! stays; [`engine`] assembles it all and reports what it chose.
 //!
 //! With the default `ffi` feature the crate links ggml (llama.cpp). Without it, only the pure
 //! Rust parts build ([`gguf`], [`model`], [`synth`], [`cache`], and [`ggml::GgmlType`]'s geometry table),
@@ -20,12 +27,26 @@ pub mod ggml {
 pub mod cache;
 #[cfg(feature = "ffi")]
 pub mod decoder;
+#[cfg(feature = "ffi")]
+pub mod dense;
+#[cfg(feature = "ffi")]
+pub mod engine;
+mod error;
 pub mod gguf;
 #[cfg(feature = "ffi")]
 pub mod llama;
 pub mod model;
 #[cfg(feature = "ffi")]
+pub mod provider;
+#[cfg(feature = "ffi")]
 pub mod session;
 #[cfg(feature = "ffi")]
 pub mod stream;
 pub mod synth;
+#[cfg(feature = "ffi")]
+pub mod telemetry;
+
+pub use error::{Error, Result};
+
+/// The read engine, for tools that drive it directly (`bmoe iobench`, the benches).
+pub use bmoe_uring_io as io;

@@ -5,7 +5,7 @@
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
-use std::sync::Once;
+use std::sync::{Arc, Once};
 
 use bmoe_ggml_sys as sys;
 
@@ -216,7 +216,7 @@ impl Model {
 
 impl Drop for Model {
     fn drop(&mut self) {
-        // SAFETY: we own the model; contexts borrow it (Session<'m>) so none is alive.
+        // SAFETY: we own the model; every context holds an Arc to it, so none is alive.
         unsafe { sys::llama_model_free(self.ptr.as_ptr()) };
     }
 }
@@ -309,22 +309,27 @@ impl Drop for Sampler {
     }
 }
 
-/// A llama.cpp context on a loaded model: the baseline engine.
+/// A llama.cpp context on a loaded model: the baseline engine. It holds its model, so it can
+/// be moved to another thread with it.
 #[derive(Debug)]
-pub struct Session<'m> {
-    model: &'m Model,
+pub struct Session {
+    model: Arc<Model>,
     ctx: NonNull<sys::llama_context>,
     n_ubatch: u32,
     n_past: i32,
 }
 
-impl<'m> Session<'m> {
+// SAFETY: the context is used through &mut self only (llama.cpp contexts are not shared
+// between threads, but may move between them), and its model is Send + Sync.
+unsafe impl Send for Session {}
+
+impl Session {
     /// A context of `n_ctx` tokens computing with `n_threads`, prefill in micro-batches of
     /// `n_ubatch`.
     ///
     /// # Errors
     /// [`Error::Context`].
-    pub fn new(model: &'m Model, n_ctx: u32, n_threads: usize, n_ubatch: u32) -> Result<Self> {
+    pub fn new(model: Arc<Model>, n_ctx: u32, n_threads: usize, n_ubatch: u32) -> Result<Self> {
         // SAFETY: returns a plain struct by value.
         let mut p = unsafe { sys::llama_context_default_params() };
         p.n_ctx = n_ctx;
@@ -390,6 +395,11 @@ impl<'m> Session<'m> {
         Ok(out)
     }
 
+    /// Tokens in the KV cache.
+    pub fn n_past(&self) -> u32 {
+        self.n_past as u32
+    }
+
     /// Forget the KV cache.
     pub fn reset(&mut self) {
         // SAFETY: a live context.
@@ -398,7 +408,7 @@ impl<'m> Session<'m> {
     }
 }
 
-impl Drop for Session<'_> {
+impl Drop for Session {
     fn drop(&mut self) {
         // SAFETY: we own the context.
         unsafe { sys::llama_free(self.ctx.as_ptr()) };

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::decoder::{Decoder, ExpertProvider, Logits, ProviderCounters, Result};
+use crate::decoder::{Decoder, Logits};
+use crate::error::Result;
+use crate::provider::{ExpertProvider, ProviderCounters};
 use crate::stream::StreamingExperts;
 
 /// Something that turns tokens into the next token's logits.
@@ -16,9 +18,11 @@ pub trait Forward {
     ///
     /// # Errors
     /// The engine's.
-    fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>, Box<dyn std::error::Error + Send + Sync>>;
+    fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>>;
     /// Forget the context: the next token is at position 0.
     fn reset(&mut self);
+    /// Tokens in the context.
+    fn n_past(&self) -> u32;
     /// Cumulative counters, where the engine keeps them.
     fn telemetry(&self) -> Telemetry {
         Telemetry::default()
@@ -35,23 +39,29 @@ pub struct Telemetry {
 }
 
 impl<P: ExpertProvider> Forward for Decoder<P> {
-    fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(self.forward(tokens, Logits::Last)?)
+    fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>> {
+        self.forward(tokens, Logits::Last)
     }
     fn reset(&mut self) {
         Decoder::reset(self);
+    }
+    fn n_past(&self) -> u32 {
+        Decoder::n_past(self)
     }
     fn telemetry(&self) -> Telemetry {
         Telemetry { compute_s: Some(self.stats().compute_s), provider: self.provider().counters() }
     }
 }
 
-impl Forward for crate::llama::Session<'_> {
-    fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>, Box<dyn std::error::Error + Send + Sync>> {
+impl Forward for crate::llama::Session {
+    fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>> {
         Ok(self.forward(tokens, false)?)
     }
     fn reset(&mut self) {
         crate::llama::Session::reset(self);
+    }
+    fn n_past(&self) -> u32 {
+        crate::llama::Session::n_past(self)
     }
 }
 
@@ -123,7 +133,7 @@ pub fn generate(
     pick: &mut dyn FnMut(&[f32]) -> i32,
     is_end: &dyn Fn(i32) -> bool,
     on_token: &mut dyn FnMut(Token) -> Control,
-) -> Result<Generation, Box<dyn std::error::Error + Send + Sync>> {
+) -> Result<Generation> {
     cancel.clear();
     f.reset();
     let mut g = Generation { prompt_tokens: prompt.len(), ..Generation::default() };
@@ -195,7 +205,7 @@ impl<P: ExpertProvider> Session<P> {
         pick: &mut dyn FnMut(&[f32]) -> i32,
         is_end: &dyn Fn(i32) -> bool,
         on_token: &mut dyn FnMut(Token) -> Control,
-    ) -> Result<Generation, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Generation> {
         generate(&mut self.decoder, prompt, n, &self.cancel, pick, is_end, on_token)
     }
 }

@@ -78,8 +78,8 @@ fn ours(path: &Path, toks: &[i32], faults: Faults) -> Vec<f32> {
 }
 
 fn theirs(path: &Path, toks: &[i32]) -> Vec<f32> {
-    let m = llama::Model::mmap_plain_kernels(path).unwrap();
-    let mut s = llama::Session::new(&m, 256, 2, 512).unwrap();
+    let m = std::sync::Arc::new(llama::Model::mmap_plain_kernels(path).unwrap());
+    let mut s = llama::Session::new(m.clone(), 256, 2, 512).unwrap();
     s.forward(toks, true).unwrap()
 }
 
@@ -206,8 +206,8 @@ fn greedy_continuations_agree_with_llama_cpp() {
     for quant in QUANTS {
         let path = model(dir.path(), quant, 1);
         let prompt = &sequence(7)[..8];
-        let m = llama::Model::mmap_plain_kernels(&path).unwrap();
-        let mut s = llama::Session::new(&m, 256, 2, 512).unwrap();
+        let m = std::sync::Arc::new(llama::Model::mmap_plain_kernels(&path).unwrap());
+        let mut s = llama::Session::new(m.clone(), 256, 2, 512).unwrap();
         let mut d = Decoder::open_resident(&path, opts(Faults::default(), 512)).unwrap();
         let (mut la, mut lb) = (s.forward(prompt, false).unwrap(), d.forward(prompt, Logits::Last).unwrap());
         for step in 0..32 {
@@ -272,8 +272,8 @@ fn single_token_decode_matches_llama_cpp() {
             let path = arch_model(dir.path(), arch, quant, 2);
             // (gpt-oss: 24 steps cross its window of 16.)
             let toks = &sequence(3)[..24];
-            let m = llama::Model::mmap_plain_kernels(&path).unwrap();
-            let mut s = llama::Session::new(&m, 256, 2, 512).unwrap();
+            let m = std::sync::Arc::new(llama::Model::mmap_plain_kernels(&path).unwrap());
+            let mut s = llama::Session::new(m.clone(), 256, 2, 512).unwrap();
             let theirs: Vec<f32> = toks.iter().flat_map(|&t| s.forward(&[t], false).unwrap()).collect();
             let mut d = Decoder::open_resident(&path, opts(Faults::default(), 12)).unwrap();
             let ours: Vec<f32> = toks.iter().flat_map(|&t| d.forward(&[t], Logits::Last).unwrap()).collect();
@@ -317,8 +317,8 @@ fn gpt_oss_heads_wider_than_the_embedding_match_llama_cpp() {
         let toks = sequence(11);
         let (a, b) = (theirs(&path, &toks), ours(&path, &toks, Faults::default()));
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{quant:?}: teacher-forced logits differ");
-        let m = llama::Model::mmap_plain_kernels(&path).unwrap();
-        let mut s = llama::Session::new(&m, 256, 2, 512).unwrap();
+        let m = std::sync::Arc::new(llama::Model::mmap_plain_kernels(&path).unwrap());
+        let mut s = llama::Session::new(m.clone(), 256, 2, 512).unwrap();
         let mut d = Decoder::open_resident(&path, opts(Faults::default(), 12)).unwrap();
         for &t in &toks[..24] {
             let (x, y) = (s.forward(&[t], false).unwrap(), d.forward(&[t], Logits::Last).unwrap());
@@ -352,9 +352,9 @@ fn bad_input_is_an_error_not_a_crash() {
 /// the streamer's situation (weights in cache slots). The copies of one projection form a
 /// stack (one buffer, a fixed stride), in acquire order.
 struct CopyingProvider {
-    inner: bmoe_engine::decoder::ResidentExperts,
+    inner: bmoe_engine::provider::ResidentExperts,
     bufs: Vec<Vec<u64>>,
-    stacks: [bmoe_engine::decoder::Stack; 3],
+    stacks: bmoe_engine::provider::Projections<bmoe_engine::provider::Stack>,
     layers: Vec<bmoe_engine::model::MoeLayer>,
     acquired: usize,
     cap: usize,
@@ -364,13 +364,13 @@ struct CopyingProvider {
 
 // SAFETY: the pointers and stacks are into `bufs`, which hold a copy of each projection's
 // bytes and are only replaced at the next acquire (after the release of the previous layer).
-unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
+unsafe impl bmoe_engine::provider::ExpertProvider for CopyingProvider {
     fn acquire(
         &mut self,
         layer: u32,
         experts: &[u32],
-        out: &mut Vec<[*const u8; 3]>,
-    ) -> bmoe_engine::decoder::Result<()> {
+        out: &mut Vec<bmoe_engine::provider::ExpertPtrs>,
+    ) -> bmoe_engine::Result<()> {
         self.inner.acquire(layer, experts, out)?;
         self.bufs.clear();
         let l = &self.layers[layer as usize];
@@ -384,10 +384,10 @@ unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
                 let dst = base.wrapping_add(i * stride);
                 // SAFETY: p[which] points at len readable bytes (the inner provider's contract);
                 // dst has len writable bytes of buf after it.
-                unsafe { std::ptr::copy_nonoverlapping(p[which], dst, len) };
-                p[which] = dst;
+                unsafe { std::ptr::copy_nonoverlapping(p.get(which), dst, len) };
+                *p.get_mut(which) = dst;
             }
-            self.stacks[which] = bmoe_engine::decoder::Stack { base, stride, count: experts.len() };
+            *self.stacks.get_mut(which) = bmoe_engine::provider::Stack { base, stride, count: experts.len() };
             self.bufs.push(buf);
         }
         self.acquired += experts.len();
@@ -402,14 +402,14 @@ unsafe impl bmoe_engine::decoder::ExpertProvider for CopyingProvider {
         self.cap
     }
 
-    fn stacks(&self, _layer: u32) -> Option<[bmoe_engine::decoder::Stack; 3]> {
+    fn stacks(&self, _layer: u32) -> Option<bmoe_engine::provider::Projections<bmoe_engine::provider::Stack>> {
         self.stacked.then_some(self.stacks)
     }
 }
 
 /// A batched prefill of `toks[..16]` (two micro-batches), then single-token decode steps:
 /// every position's logits.
-fn prefill_then_decode<P: bmoe_engine::decoder::ExpertProvider>(d: &mut Decoder<P>, toks: &[i32]) -> Vec<f32> {
+fn prefill_then_decode<P: bmoe_engine::provider::ExpertProvider>(d: &mut Decoder<P>, toks: &[i32]) -> Vec<f32> {
     let mut l = d.forward(&toks[..16], Logits::All).unwrap();
     for &t in &toks[16..] {
         l.extend(d.forward(&[t], Logits::Last).unwrap());
@@ -422,8 +422,9 @@ fn prefill_then_decode<P: bmoe_engine::decoder::ExpertProvider>(d: &mut Decoder<
 /// (the model's k: a prefill's experts two at a time), stacked or not; `check` compares each
 /// pair.
 fn against_copies(seed: u64, seq: u64, stacked: bool, check: impl Fn(&str, Quant, usize, &[f32], &[f32])) {
-    use bmoe_engine::decoder::{Mapping, ResidentExperts};
+    use bmoe_engine::dense::Mapping;
     use bmoe_engine::model::ModelIndex;
+    use bmoe_engine::provider::ResidentExperts;
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
     for (arch, quant) in ["qwen3moe", "gpt-oss"].into_iter().flat_map(|a| quants(a).into_iter().map(move |q| (a, q))) {
@@ -436,13 +437,13 @@ fn against_copies(seed: u64, seq: u64, stacked: bool, check: impl Fn(&str, Quant
             let copying = CopyingProvider {
                 inner: ResidentExperts::new(&index, map.clone()),
                 bufs: Vec::new(),
-                stacks: [bmoe_engine::decoder::Stack { base: std::ptr::null(), stride: 1, count: 0 }; 3],
+                stacks: Default::default(),
                 layers: index.layers.clone(),
                 acquired: 0,
                 cap,
                 stacked,
             };
-            let dense = map.clone() as Arc<dyn bmoe_engine::decoder::DenseSource>;
+            let dense = map.clone() as Arc<dyn bmoe_engine::provider::DenseSource>;
             let mut a = Decoder::new(&index, dense, copying, opts(Faults::default(), 8)).unwrap();
             let la = prefill_then_decode(&mut a, toks);
             assert!(a.provider_mut().acquired > 0);

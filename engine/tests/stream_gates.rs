@@ -7,9 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bmoe_engine::cache::CachePolicy;
-use bmoe_engine::decoder::{Decoder, ExpertProvider, Logits, Mapping, Options};
+use bmoe_engine::decoder::{Decoder, Logits, Options};
+use bmoe_engine::dense::{DenseWeights, Mapping};
+use bmoe_engine::engine::{Engine, EngineBuilder, GenParams, MoeStream, Overlap, StreamOptions};
 use bmoe_engine::model::ModelIndex;
-use bmoe_engine::stream::{StreamOptions, StreamingExperts};
+use bmoe_engine::provider::{ExpertProvider, ExpertPtrs, Projections, ProviderCounters, Stack};
+use bmoe_engine::stream::budget::CacheSize;
+use bmoe_engine::stream::{StreamerOptions, StreamingExperts};
 use bmoe_engine::synth::{self, Quant};
 use bmoe_uring_io::{BackendKind, EngineOptions};
 
@@ -33,32 +37,57 @@ fn opts() -> Options {
     Options { n_ctx: 128, n_threads: 2, n_ubatch: 8, ..Options::default() }
 }
 
+/// The gates' engine: a context of 128, 2 threads, micro-batches of 8 (the prompt in two).
+fn builder(path: &Path) -> EngineBuilder {
+    Engine::builder(path).context(128).threads(2).ubatch(8)
+}
+
 /// Greedy: prefill the prompt (two micro-batches), then `STEPS` single-token steps; every
 /// step's logits and the tokens.
-fn generate<P: ExpertProvider>(d: &mut Decoder<P>) -> (Vec<Vec<f32>>, Vec<i32>) {
-    let mut steps = vec![d.forward(&PROMPT, Logits::Last).unwrap()];
+fn generate(d: &mut Engine) -> (Vec<Vec<f32>>, Vec<i32>) {
+    let mut steps = vec![d.eval(&PROMPT).unwrap()];
     let mut toks = Vec::new();
     for _ in 0..STEPS {
         let l = steps.last().unwrap();
         let t = (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as i32;
         toks.push(t);
-        steps.push(d.forward(&[t], Logits::Last).unwrap());
+        steps.push(d.eval(&[t]).unwrap());
     }
     (steps, toks)
 }
 
-fn resident(path: &Path) -> (Vec<Vec<f32>>, Vec<i32>) {
-    generate(&mut Decoder::open_resident(path, opts()).unwrap())
+fn resident_engine(path: &Path) -> Engine {
+    builder(path).moe_stream(MoeStream::Off).open().unwrap()
 }
 
-fn streamer(
-    path: &Path,
-    budget_entries: f64,
-    backend: BackendKind,
-    lanes: usize,
-    direct: bool,
-) -> Decoder<StreamingExperts> {
+fn resident(path: &Path) -> (Vec<Vec<f32>>, Vec<i32>) {
+    generate(&mut resident_engine(path))
+}
+
+fn streamer(path: &Path, budget_entries: f64, backend: BackendKind, lanes: usize, direct: bool) -> Engine {
     streamer_full(path, budget_entries, backend, lanes, direct, false, false)
+}
+
+fn overlap(lookahead: bool, pipeline: bool) -> Overlap {
+    match (lookahead, pipeline) {
+        (false, false) => Overlap::Off,
+        (true, true) => Overlap::Full,
+        (true, false) => Overlap::Lookahead,
+        (false, true) => Overlap::Pipeline,
+    }
+}
+
+/// A budget of `budget_entries` cache slots, through the builder.
+fn stream_opts(path: &Path, budget_entries: f64, io: EngineOptions, overlap: Overlap) -> StreamOptions {
+    let index = ModelIndex::open(path).unwrap();
+    let slot = bmoe_engine::stream::slot_layout_bytes(&index.layers) as f64;
+    StreamOptions {
+        cache: CacheSize::Bytes((budget_entries * slot) as u64),
+        force: true,
+        io,
+        overlap,
+        ..Default::default()
+    }
 }
 
 fn streamer_full(
@@ -67,21 +96,12 @@ fn streamer_full(
     backend: BackendKind,
     lanes: usize,
     direct: bool,
-    overlap: bool,
+    lookahead: bool,
     pipeline: bool,
-) -> Decoder<StreamingExperts> {
-    let index = ModelIndex::open(path).unwrap();
-    let slot = bmoe_engine::stream::slot_layout_bytes(&index.layers) as f64;
-    let so = StreamOptions {
-        budget_bytes: (budget_entries * slot) as u64,
-        policy: CachePolicy::DEFAULT,
-        io: EngineOptions { backend, lanes, register: true, direct },
-        n_expert_used: None,
-        lookahead: overlap,
-    };
-    let s = StreamingExperts::new(&index, so).unwrap();
-    let map = Arc::new(Mapping::open(&index.file).unwrap());
-    Decoder::new(&index, map, s, Options { pipeline, ..opts() }).unwrap()
+) -> Engine {
+    let io = EngineOptions { backend, lanes, register: true, direct };
+    let so = stream_opts(path, budget_entries, io, overlap(lookahead, pipeline));
+    builder(path).moe_stream(MoeStream::On).stream(so).open().unwrap()
 }
 
 fn bits(run: &(Vec<Vec<f32>>, Vec<i32>)) -> (Vec<Vec<u32>>, Vec<i32>) {
@@ -108,7 +128,7 @@ fn streamed_equals_resident() {
         let mut d = streamer_full(&path, budget, backend, lanes, direct, overlap, overlap);
         let got = bits(&generate(&mut d));
         assert!(got == want, "{what} (overlap {overlap}): streamed output differs from resident");
-        let s = d.provider_mut();
+        let s = d.streamer().unwrap();
         assert_eq!(s.engine().file(0).unwrap().o_direct(), direct, "{what}: O_DIRECT as asked");
         let c = s.cache().counters().total();
         assert!(c.misses > 0 && s.stats().bytes_read > 0, "{what}: nothing was read");
@@ -144,7 +164,7 @@ fn slices_not_whole_blocks_stream_the_same_bits() {
         for overlap in [false, true] {
             let mut d = streamer_full(path, 3.0, BackendKind::Uring, 4, true, overlap, overlap);
             assert!(bits(&generate(&mut d)) == want, "{} overlap {overlap}: bits differ", path.display());
-            let s = d.provider();
+            let s = d.streamer().unwrap();
             let (direct, stacked) = (s.engine().file(0).unwrap().o_direct(), s.stacks(0).is_some());
             assert_eq!((direct, stacked), (want_direct, !want_direct), "{}: (o_direct, stacked)", path.display());
             assert!(s.cache().counters().total().evictions > 0);
@@ -163,10 +183,14 @@ fn two_generations_over_a_warm_cache_and_a_split_model() {
     for overlap in [false, true] {
         let mut d = streamer_full(&path, 32.0, BackendKind::Auto, 4, true, overlap, overlap);
         assert!(bits(&generate(&mut d)) == want);
-        let read_before = d.provider_mut().stats().bytes_read;
+        let read_before = d.streamer().unwrap().stats().bytes_read;
         d.reset();
         assert!(bits(&generate(&mut d)) == want, "second generation differs (overlap {overlap})");
-        assert_eq!(d.provider_mut().stats().bytes_read, read_before, "a warm cache holding every expert reads nothing");
+        assert_eq!(
+            d.streamer().unwrap().stats().bytes_read,
+            read_before,
+            "a warm cache holding every expert reads nothing"
+        );
 
         let mut d = streamer_full(&split, 4.0, BackendKind::Auto, 4, true, overlap, overlap);
         assert!(
@@ -202,7 +226,7 @@ fn eio_mid_decode_is_an_error_naming_file_and_offset() {
     let path = synth_model(dir.path(), "m.gguf", 1);
     let index = ModelIndex::open(&path).unwrap();
     let build = |plan: Vec<(u64, Fault)>| -> (Decoder<StreamingExperts>, Arc<Mutex<Vec<Op>>>) {
-        let so = StreamOptions {
+        let so = StreamerOptions {
             budget_bytes: 0,
             policy: CachePolicy::DEFAULT,
             io: EngineOptions { backend: BackendKind::Pread, lanes: 2, register: false, direct: true },
@@ -248,46 +272,37 @@ fn eio_mid_decode_is_an_error_naming_file_and_offset() {
 
 #[test]
 fn dense_weights_mmap_warm_and_anon() {
-    use bmoe_engine::decoder::DenseSource;
-    use bmoe_engine::stream::AnonDense;
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "m.gguf", 1);
     let want = bits(&resident(&path));
     let index = ModelIndex::open(&path).unwrap();
     let io = EngineOptions { backend: BackendKind::Auto, lanes: 4, register: true, direct: true };
-    let anon = Arc::new(AnonDense::load(&index, io).unwrap());
+    let anon = bmoe_engine::dense::AnonDense::load(&index, io).unwrap();
     assert!(anon.bytes() as u64 >= index.dense_bytes());
-    let warm = Arc::new(Mapping::open(&index.file).unwrap());
-    for &i in &index.dense {
-        let t = &index.file.tensors[i];
-        warm.touch(t.shard, t.offset, t.size).unwrap();
-    }
-    let sources: [(&str, Arc<dyn DenseSource>); 2] = [("anon", anon), ("warm", warm)];
-    for (what, dense) in sources {
-        let so =
-            StreamOptions { budget_bytes: 0, policy: CachePolicy::DEFAULT, io, n_expert_used: None, lookahead: false };
-        let s = StreamingExperts::new(&index, so).unwrap();
-        let mut d = Decoder::new(&index, dense, s, opts()).unwrap();
-        assert!(bits(&generate(&mut d)) == want, "dense {what}: streamed differs from resident");
+    for dense in [DenseWeights::Anon, DenseWeights::Warm, DenseWeights::Mmap] {
+        let so = stream_opts(&path, 0.0, io, Overlap::Off);
+        let mut d = builder(&path).moe_stream(MoeStream::On).stream(so).dense(dense).open().unwrap();
+        assert!(bits(&generate(&mut d)) == want, "dense {dense:?}: streamed differs from resident");
     }
 }
 
 #[test]
 fn session_resize_and_cancel() {
-    use bmoe_engine::session::{Control, Session};
+    use bmoe_engine::session::Control;
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "m.gguf", 1);
     let want = resident(&path);
     let argmax = |l: &[f32]| (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as i32;
-    let mut session = Session::new(streamer(&path, 32.0, BackendKind::Auto, 4, true));
-    let run = |s: &mut Session<StreamingExperts>| {
-        s.generate(&PROMPT, STEPS + 1, &mut |l| argmax(l), &|_| false, &mut |_| Control::Continue).unwrap()
+    let mut session = streamer(&path, 32.0, BackendKind::Auto, 4, true);
+    let params = |n| GenParams { n_predict: n, ignore_eos: true };
+    let run = |s: &mut Engine| {
+        s.generate(&PROMPT, &params(STEPS + 1), &mut |l| argmax(l), &mut |_| Control::Continue).unwrap()
     };
     let g = run(&mut session);
     assert_eq!(g.tokens, want.1.iter().copied().chain([argmax(want.0.last().unwrap())]).collect::<Vec<_>>());
     // Resize to 0 between generations: the cache empties now, the output does not change.
-    let eff = session.set_cache_budget_mb(0);
-    let s = session.decoder().provider();
+    let eff = session.set_cache_budget_bytes(0).unwrap();
+    let s = session.streamer().unwrap();
     assert!(
         eff == 2 * s.slot_bytes() as u64 && s.cache().resident_bytes() <= eff,
         "resize to 0: scratch for one layer's top-2"
@@ -298,7 +313,7 @@ fn session_resize_and_cancel() {
     let cancel = session.cancel_handle();
     let mut seen = 0;
     let g3 = session
-        .generate(&PROMPT, 100, &mut |l| argmax(l), &|_| false, &mut |t| {
+        .generate(&PROMPT, &params(100), &mut |l| argmax(l), &mut |t| {
             seen += 1;
             if t.index == 3 {
                 let c = cancel.clone();
@@ -309,7 +324,7 @@ fn session_resize_and_cancel() {
         .unwrap();
     assert!(g3.cancelled && g3.tokens.len() == 4 && seen == 4, "{:?}", g3.tokens);
     assert_eq!(&g3.tokens[..], &g.tokens[..4]);
-    session.set_cache_budget_mb(64);
+    session.set_cache_budget_bytes(64 << 20);
     let g4 = run(&mut session);
     assert_eq!(g4.tokens, g.tokens, "the generation after a cancel differs");
 }
@@ -324,7 +339,7 @@ fn counters_reach_the_metrics_facade() {
     let (hits, misses, bytes) = metrics::with_local_recorder(&recorder, || {
         let mut d = streamer(&path, 3.0, BackendKind::Auto, 4, true);
         generate(&mut d);
-        let s = d.provider();
+        let s = d.streamer().unwrap();
         let c = s.cache().counters().total();
         (c.hits, c.misses, s.stats().bytes_read)
     });
@@ -356,14 +371,14 @@ fn lookahead_streams_the_same_bits() {
         assert!(bits(&generate(&mut d)) == want, "look-ahead + pipelining, {what}: output differs from resident");
         let mut d = streamer_full(&path, budget, BackendKind::Auto, 4, true, true, false);
         assert!(bits(&generate(&mut d)) == want, "look-ahead, {what}: streamed output differs from resident");
-        let st = d.provider().stats();
+        let st = d.streamer().unwrap().stats();
         assert!(st.real_with_prediction > 0, "{what}: no decode layer had a prediction");
         if budget < 32.0 {
             // Cache off too: look-ahead raises the budget to two layers' top-k.
             assert!(st.spec_entries > 0, "{what}: nothing was read ahead");
         }
         if (12.0..32.0).contains(&budget) {
-            assert!(d.provider().lookahead().0, "{what}: useful predictions keep look-ahead on");
+            assert!(d.streamer().unwrap().lookahead().0, "{what}: useful predictions keep look-ahead on");
         }
         eprintln!(
             "{what}: predicted {}/{} routed, speculative {} entries ({} useful)",
@@ -405,9 +420,9 @@ fn route_replay_routes_decode_as_the_trace_says() {
     let replay = RouteReplay::from_trace(&trace, "replay").unwrap();
     let own = bits(&resident(&path));
 
-    let mut res = Decoder::open_resident(&path, opts()).unwrap();
+    let mut res = resident_engine(&path);
     res.set_route_replay(Some(replay.clone())).unwrap();
-    res.record_routes(true);
+    res.record_routes(true).unwrap();
     let replayed = bits(&generate(&mut res));
     assert!(replayed != own, "replayed routing changes the logits");
     let decode: Vec<_> = res.take_routes().into_iter().filter(|r| !r.prefill).collect();
@@ -422,7 +437,7 @@ fn route_replay_routes_decode_as_the_trace_says() {
     let mut s = streamer(&path, 3.0, BackendKind::Uring, 4, true);
     s.set_route_replay(Some(replay)).unwrap();
     assert!(bits(&generate(&mut s)) == replayed, "streamed replay differs from resident replay");
-    assert!(s.provider_mut().cache().counters().total().evictions > 0);
+    assert!(s.streamer().unwrap().cache().counters().total().evictions > 0);
 
     // A trace of another top-k is refused, naming the flag that would fit.
     let k1 = RouteReplay::from_trace(&replay_trace(2, 1), "k1").unwrap();
@@ -431,12 +446,21 @@ fn route_replay_routes_decode_as_the_trace_says() {
 }
 
 /// Greedy: the prompt, then `n` single-token steps; every step's logits, as bits.
-fn decode_bits<P: ExpertProvider>(d: &mut Decoder<P>, n: usize) -> Vec<Vec<u32>> {
-    let mut l = d.forward(&PROMPT, Logits::Last).unwrap();
+fn decode_bits(d: &mut Engine, n: usize) -> Vec<Vec<u32>> {
+    decode_bits_of(&mut |t: &[i32]| d.eval(t).unwrap(), n)
+}
+
+/// As [`decode_bits`], for a decoder built by hand (a spying provider).
+fn decode_bits_dec<P: ExpertProvider>(d: &mut Decoder<P>, n: usize) -> Vec<Vec<u32>> {
+    decode_bits_of(&mut |t: &[i32]| d.forward(t, Logits::Last).unwrap(), n)
+}
+
+fn decode_bits_of(eval: &mut dyn FnMut(&[i32]) -> Vec<f32>, n: usize) -> Vec<Vec<u32>> {
+    let mut l = eval(&PROMPT);
     let mut out = vec![l.iter().map(|x| x.to_bits()).collect::<Vec<_>>()];
     for _ in 0..n {
         let t = (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as i32;
-        l = d.forward(&[t], Logits::Last).unwrap();
+        l = eval(&[t]);
         out.push(l.iter().map(|x| x.to_bits()).collect());
     }
     out
@@ -460,14 +484,14 @@ fn lookahead_switches_itself_off_when_predictions_are_useless() {
     }
     let trace = bmoe_engine::cache::trace::RouteTrace::parse(text.as_bytes(), "fixed").unwrap();
     let replay = RouteReplay::from_trace(&trace, "fixed").unwrap();
-    let mut res = Decoder::open_resident(&path, opts()).unwrap();
+    let mut res = resident_engine(&path);
     res.set_route_replay(Some(replay.clone())).unwrap();
     let want = decode_bits(&mut res, 48);
 
     let mut d = streamer_full(&path, 4.0, BackendKind::Uring, 4, true, true, false);
     d.set_route_replay(Some(replay)).unwrap();
     assert!(decode_bits(&mut d, 48) == want, "look-ahead changed the bits");
-    let s = d.provider();
+    let s = d.streamer().unwrap();
     let st = s.stats();
     let (on, why) = s.lookahead();
     let layers = s.lookahead_layers();
@@ -495,12 +519,7 @@ struct Spy {
 
 // SAFETY: every call is the streamer's own; the spy only counts.
 unsafe impl ExpertProvider for Spy {
-    fn acquire(
-        &mut self,
-        layer: u32,
-        experts: &[u32],
-        out: &mut Vec<[*const u8; 3]>,
-    ) -> bmoe_engine::decoder::Result<()> {
+    fn acquire(&mut self, layer: u32, experts: &[u32], out: &mut Vec<ExpertPtrs>) -> bmoe_engine::Result<()> {
         self.inner.acquire(layer, experts, out)
     }
     fn release(&mut self, layer: u32) {
@@ -515,10 +534,10 @@ unsafe impl ExpertProvider for Spy {
         }
         self.inner.begin_step(prefill);
     }
-    fn counters(&self) -> Option<bmoe_engine::decoder::ProviderCounters> {
+    fn counters(&self) -> Option<ProviderCounters> {
         self.inner.counters()
     }
-    fn stacks(&self, layer: u32) -> Option<[bmoe_engine::decoder::Stack; 3]> {
+    fn stacks(&self, layer: u32) -> Option<Projections<Stack>> {
         self.inner.stacks(layer)
     }
     fn wants_lookahead(&self) -> bool {
@@ -540,11 +559,11 @@ fn eio_on_a_speculative_read_fails_only_when_the_entry_is_needed_and_cannot_be_r
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "m.gguf", 1);
     let index = ModelIndex::open(&path).unwrap();
-    let want = decode_bits(&mut Decoder::open_resident(&path, opts()).unwrap(), N);
+    let want = decode_bits(&mut resident_engine(&path), N);
     let slot = bmoe_engine::stream::slot_layout_bytes(&index.layers) as f64;
     // Faults by file offset (a read's window start): `times` reads there fail with EIO.
     let build = |faults: &[(u64, u32)]| -> Decoder<Spy> {
-        let so = StreamOptions {
+        let so = StreamerOptions {
             budget_bytes: (5.0 * slot) as u64,
             policy: CachePolicy::DEFAULT,
             io: EngineOptions { backend: BackendKind::Pread, lanes: 32, register: false, direct: true },
@@ -587,7 +606,7 @@ fn eio_on_a_speculative_read_fails_only_when_the_entry_is_needed_and_cannot_be_r
     // route, one that it did.
     let mut d = build(&[]);
     d.record_routes(true);
-    assert!(decode_bits(&mut d, N) == want);
+    assert!(decode_bits_dec(&mut d, N) == want);
     let routes = d.take_routes();
     let (mut unused, mut needed) = (None, None);
     {
@@ -610,11 +629,11 @@ fn eio_on_a_speculative_read_fails_only_when_the_entry_is_needed_and_cannot_be_r
 
     // EIO on a speculative read the step did not need: the output does not change.
     let mut d = build(&[(unused, 1)]);
-    assert!(decode_bits(&mut d, N) == want, "a failed unused speculative read changed the output");
+    assert!(decode_bits_dec(&mut d, N) == want, "a failed unused speculative read changed the output");
     assert!(pushes(&d, unused) >= 1, "the faulty block was read");
     // EIO on the speculative read of an entry a step needs: it is read again, same output.
     let mut d = build(&[(needed, 1)]);
-    assert!(decode_bits(&mut d, N) == want, "a failed needed speculative read was not read again");
+    assert!(decode_bits_dec(&mut d, N) == want, "a failed needed speculative read was not read again");
     assert!(pushes(&d, needed) >= 2, "read ahead, failed, read again");
     // And when the re-read fails too, the generation fails as any failed read does.
     let mut d = build(&[(needed, u32::MAX)]);
@@ -661,15 +680,18 @@ fn streams_the_same_bits(arch: &str, path: &Path) {
     let want = bits(&resident(&path));
     let mut d = streamer(&path, 3.0, BackendKind::Auto, 4, true);
     assert!(bits(&generate(&mut d)) == want, "{arch}: streamed output differs from resident");
-    let c = d.provider().cache().counters().total();
+    let c = d.streamer().unwrap().cache().counters().total();
     assert!(c.misses > 0 && c.evictions > 0, "{arch}: a budget of 3 entries must miss and evict: {c:?}");
     for (what, budget) in [("evicting", 3.0), ("roomy", 12.0)] {
         let mut d = streamer_full(&path, budget, BackendKind::Auto, 4, true, true, false);
         assert!(bits(&generate(&mut d)) == want, "{arch}, look-ahead {what}: streamed output differs from resident");
-        let st = d.provider().stats();
+        let st = d.streamer().unwrap().stats();
         assert!(st.real_with_prediction > 0, "{arch}, {what}: no decode layer had a prediction");
         if budget == 3.0 {
-            assert!(d.provider().cache().counters().total().evictions > 0, "{arch}, look-ahead {what}: no eviction");
+            assert!(
+                d.streamer().unwrap().cache().counters().total().evictions > 0,
+                "{arch}, look-ahead {what}: no eviction"
+            );
         }
     }
 }
@@ -730,11 +752,11 @@ fn gpt_oss_streams_the_same_bits() {
         };
         for (budget, lookahead, pipeline) in [(2.0, false, false), (3.0, true, true)] {
             let mut d = streamer_full(&path, budget, BackendKind::Uring, 2, true, lookahead, pipeline);
-            let direct = d.provider().engine().file(0).unwrap().o_direct();
-            let stacked = d.provider().stacks(0).is_some();
+            let direct = d.streamer().unwrap().engine().file(0).unwrap().o_direct();
+            let stacked = d.streamer().unwrap().stacks(0).is_some();
             assert_eq!((direct, stacked), (want_direct, want_stacked), "gpt-oss {quant:?}: (o_direct, stacked)");
             assert!(bits(&generate(&mut d)) == want, "gpt-oss {quant:?}, O_DIRECT asked at {budget}: bits differ");
-            assert!(d.provider().stats().reads > 0);
+            assert!(d.streamer().unwrap().stats().reads > 0);
         }
     }
     let index = ModelIndex::open(&synth_arch(dir.path(), "gpt-oss")).unwrap();
@@ -756,22 +778,12 @@ fn gpt_oss_streams_the_same_bits() {
 fn pipelining_any_subset_of_experts_gives_the_same_bits() {
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "m.gguf", 1);
-    let k4 = Options { n_expert_used: Some(4), ..opts() };
-    let want = bits(&generate(&mut Decoder::open_resident(&path, k4).unwrap()));
-    let index = ModelIndex::open(&path).unwrap();
-    let slot = bmoe_engine::stream::slot_layout_bytes(&index.layers) as f64;
+    let want = bits(&generate(&mut builder(&path).moe_stream(MoeStream::Off).n_expert_used(Some(4)).open().unwrap()));
     for (budget, lookahead) in [(4.0, false), (6.0, false), (8.0, true), (14.0, true)] {
-        let so = StreamOptions {
-            budget_bytes: (budget * slot) as u64,
-            policy: CachePolicy::DEFAULT,
-            io: EngineOptions { backend: BackendKind::Uring, lanes: 2, register: true, direct: true },
-            n_expert_used: Some(4),
-            lookahead,
-        };
-        let s = StreamingExperts::new(&index, so).unwrap();
-        let map = Arc::new(Mapping::open(&index.file).unwrap());
-        let mut d = Decoder::new(&index, map, s, Options { pipeline: true, ..k4 }).unwrap();
+        let io = EngineOptions { backend: BackendKind::Uring, lanes: 2, register: true, direct: true };
+        let so = stream_opts(&path, budget, io, overlap(lookahead, true));
+        let mut d = builder(&path).moe_stream(MoeStream::On).stream(so).n_expert_used(Some(4)).open().unwrap();
         assert!(bits(&generate(&mut d)) == want, "budget {budget}, look-ahead {lookahead}: bits differ");
-        assert!(d.provider().stats().reads > 0);
+        assert!(d.streamer().unwrap().stats().reads > 0);
     }
 }

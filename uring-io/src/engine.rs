@@ -58,7 +58,7 @@ impl std::str::FromStr for BackendKind {
 }
 
 /// How to build an engine.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineOptions {
     /// Backend choice.
     pub backend: BackendKind,
@@ -629,11 +629,11 @@ impl Inner {
                     op.retries += 1;
                     None
                 }
-                Err(source) => Some(Err(Error::Read {
+                Err(err) => Some(Err(Error::Read {
                     path: file.path().to_path_buf(),
                     offset: op.req.offset,
                     len: op.req.len,
-                    source,
+                    err,
                 })),
             }
         };

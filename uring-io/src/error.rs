@@ -42,11 +42,11 @@ impl std::error::Error for OsError {}
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum Error {
     /// A file could not be opened or measured.
-    #[error("opening {path}: {source}")]
-    Open { path: PathBuf, source: OsError },
+    #[error("opening {path}: {err}")]
+    Open { path: PathBuf, err: OsError },
     /// The OS failed a read (EIO, EBADF, EINVAL on a misaligned direct read, ...).
-    #[error("reading {path}: {len} bytes at offset {offset}: {source}")]
-    Read { path: PathBuf, offset: u64, len: usize, source: OsError },
+    #[error("reading {path}: {len} bytes at offset {offset}: {err}")]
+    Read { path: PathBuf, offset: u64, len: usize, err: OsError },
     /// The file ended before the requested range did (truncated or too short).
     #[error("reading {path}: {len} bytes at offset {offset}: end of file after {got} bytes")]
     Eof { path: PathBuf, offset: u64, len: usize, got: usize },
@@ -63,8 +63,8 @@ pub enum Error {
     #[error("reading {path}: {len} bytes at offset {offset}: cancelled")]
     Cancelled { path: PathBuf, offset: u64, len: usize },
     /// The buffer pool could not be allocated.
-    #[error("allocating a buffer pool of {bytes} bytes: {source}")]
-    PoolAlloc { bytes: usize, source: OsError },
+    #[error("allocating a buffer pool of {bytes} bytes: {err}")]
+    PoolAlloc { bytes: usize, err: OsError },
     /// A pool range outside the pool.
     #[error("pool range {offset}+{len} is outside the pool of {size} bytes")]
     PoolRange { offset: usize, len: usize, size: usize },

@@ -41,7 +41,7 @@ impl OpenFile {
     /// # Errors
     /// [`Error::Open`] if the file cannot be opened or measured.
     pub fn open(path: &Path, opts: OpenOptions) -> Result<Self> {
-        let open_err = |e: &std::io::Error| Error::Open { path: path.to_path_buf(), source: OsError::of(e) };
+        let open_err = |e: &std::io::Error| Error::Open { path: path.to_path_buf(), err: OsError::of(e) };
         let buffered = File::open(path).map_err(|e| open_err(&e))?;
         let len = buffered.metadata().map_err(|e| open_err(&e))?.len();
         if !opts.direct {

@@ -28,7 +28,7 @@ impl MappedFile {
     /// [`Error::Open`] if the file cannot be opened, is empty, or cannot be mapped.
     pub fn open(path: &Path) -> Result<Self> {
         use std::os::fd::AsRawFd;
-        let err = |source| Error::Open { path: path.to_path_buf(), source };
+        let err = |err| Error::Open { path: path.to_path_buf(), err };
         let f = File::open(path).map_err(|e| err(OsError::of(&e)))?;
         let len = f.metadata().map_err(|e| err(OsError::of(&e)))?.len() as usize;
         if len == 0 {
@@ -114,7 +114,7 @@ impl Drop for MappedFile {
 /// [`Error::Open`] if the file cannot be opened or the advice is refused.
 pub fn drop_page_cache(path: &Path) -> Result<()> {
     use std::os::fd::AsRawFd;
-    let err = |source| Error::Open { path: path.to_path_buf(), source };
+    let err = |err| Error::Open { path: path.to_path_buf(), err };
     let f = File::open(path).map_err(|e| err(OsError::of(&e)))?;
     // SAFETY: fadvise on a descriptor we own; offset 0 and length 0 mean the whole file.
     let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };

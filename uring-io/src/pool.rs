@@ -56,7 +56,7 @@ impl BufferPool {
             .and_then(|s| usize::try_from(s).ok())
             .filter(|&s| s > 0)
             .ok_or(Error::PoolRange { offset: 0, len: size, size: 0 })?;
-        let ptr = sys_alloc(size).map_err(|source| Error::PoolAlloc { bytes: size, source })?;
+        let ptr = sys_alloc(size).map_err(|err| Error::PoolAlloc { bytes: size, err })?;
         Ok(Self { ptr, size, registration: Mutex::new(Registration::NotAttempted) })
     }
 

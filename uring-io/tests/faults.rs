@@ -93,9 +93,9 @@ fn eio_on_the_nth_read_surfaces_with_context() {
         let tickets = engine.submit(&reqs).unwrap();
         let err = engine.wait_all(&tickets).unwrap_err();
         match &err {
-            Error::Read { path, offset, len, source } => {
+            Error::Read { path, offset, len, err } => {
                 assert_eq!(path, &dir.path().join("fault.bin"));
-                assert_eq!((*offset, *len, *source), (2 * 65_536 + 100, 5000, OsError(libc::EIO)));
+                assert_eq!((*offset, *len, *err), (2 * 65_536 + 100, 5000, OsError(libc::EIO)));
             }
             e => panic!("expected a read error, got {e:?}"),
         }

@@ -19,8 +19,8 @@ pub const CSV_HEADER: &str = "turn,phase,step,layer,slot,expert,weight,residency
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
     /// Reading or writing failed.
-    #[error("route trace {path}: {source}")]
-    Io { path: String, source: io::Error },
+    #[error("route trace {path}: {err}")]
+    Io { path: String, err: io::Error },
     /// The content is not valid `route_trace v1`.
     #[error("route trace {path}:{line}: {what}")]
     Parse { path: String, line: usize, what: String },
@@ -97,7 +97,7 @@ impl RouteTrace {
     /// [`TraceError::Io`] if it cannot be read, [`TraceError::Parse`] naming the line otherwise.
     pub fn read(path: &Path) -> Result<Self, TraceError> {
         let name = path.display().to_string();
-        let f = std::fs::File::open(path).map_err(|source| TraceError::Io { path: name.clone(), source })?;
+        let f = std::fs::File::open(path).map_err(|err| TraceError::Io { path: name.clone(), err })?;
         Self::parse(io::BufReader::new(f), &name)
     }
 
@@ -114,7 +114,7 @@ impl RouteTrace {
         let mut rows = Vec::new();
         for (i, line) in r.lines().enumerate() {
             let ln = i + 1;
-            let line = line.map_err(|source| TraceError::Io { path: name.to_string(), source })?;
+            let line = line.map_err(|err| TraceError::Io { path: name.to_string(), err })?;
             let line = line.trim_end_matches('\r');
             if line.trim().is_empty() {
                 continue;

@@ -5,7 +5,8 @@
 //! `build_qkv` + `build_attn` with the KV cache, node for node, so the bits agree.
 
 use super::arch::QkNorm;
-use super::{i32_bytes, input, Model, Result};
+use super::{i32_bytes, input, Model};
+use crate::error::Result;
 use crate::ggml::{Context, GgmlType, Graph, RopeMode, RopeParams, Tensor};
 
 impl Model {

@@ -24,169 +24,19 @@ mod arch;
 mod attention;
 mod moe;
 mod replay;
-mod weights;
 
 pub use arch::{recipe, Act, QkNorm, Recipe, SharedGate};
 pub use replay::RouteReplay;
-pub use weights::{Mapping, ResidentExperts};
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use crate::ggml::{self, Context, GgmlType, Graph, GraphAllocator, Tensor, TensorSet, ThreadPool};
-use crate::model::{self, ModelIndex, MoeParams, Proj};
-
-/// Errors of the decoder.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error(transparent)]
-    Ggml(#[from] ggml::Error),
-    #[error(transparent)]
-    Model(#[from] model::Error),
-    #[error("{}: {source}", path.display())]
-    Open { path: PathBuf, source: model::Error },
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("{}: file is {len} bytes, the model needs {want}", path.display())]
-    Truncated { path: PathBuf, len: u64, want: u64 },
-    #[error("tensor `{name}`: {why}")]
-    Tensor { name: String, why: String },
-    #[error("token id {token} is outside the vocabulary of {n_vocab}")]
-    BadToken { token: i32, n_vocab: u64 },
-    #[error("context full: {n_past} + {n_new} tokens exceed the context of {n_ctx}")]
-    ContextFull { n_past: u32, n_new: usize, n_ctx: u32 },
-    #[error("not supported by this decoder: {0}")]
-    Unsupported(String),
-    #[error("expert provider: {0}")]
-    Provider(String),
-    #[error("route replay: {0}")]
-    Replay(String),
-}
-
-/// Result alias of the decoder.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// Where a layer's routed experts' weights come from.
-///
-/// # Safety
-/// The pointers `acquire` returns (gate, up, down of each requested expert, in the order
-/// asked) must point at that expert's bytes of the model (the same bytes the file holds),
-/// aligned as in the file modulo 32, readable and unwritten until `release(layer)`. The same
-/// holds of the pointers `acquire_start` returns, for each expert from the moment its index
-/// was returned as ready (by `acquire_start` or `acquire_more`).
-pub unsafe trait ExpertProvider {
-    /// Make `experts` of `layer` available; `out` receives one `[gate, up, down]` per expert.
-    ///
-    /// # Errors
-    /// Whatever made the bytes unavailable (a read error naming file and offset).
-    fn acquire(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<()>;
-    /// [`Self::acquire`] that may return before every expert's bytes are in: `out` receives
-    /// every pointer at once; the result is the indices (into `experts`) whose bytes are in
-    /// now; [`Self::acquire_more`] waits for the others. (Default: all at once.)
-    ///
-    /// # Errors
-    /// As [`Self::acquire`].
-    fn acquire_start(&mut self, layer: u32, experts: &[u32], out: &mut Vec<[*const u8; 3]>) -> Result<Vec<usize>> {
-        self.acquire(layer, experts, out)?;
-        Ok((0..experts.len()).collect())
-    }
-    /// Wait until more of the experts of the last [`Self::acquire_start`] are in, and return
-    /// their indices; empty once they all are.
-    ///
-    /// # Errors
-    /// A read that failed (the acquire is then over: nothing stays pinned).
-    fn acquire_more(&mut self) -> Result<Vec<usize>> {
-        Ok(Vec::new())
-    }
-    /// The experts of `layer` acquired last are no longer in use.
-    fn release(&mut self, layer: u32);
-    /// The most experts one `acquire` may ask for (at least the model's top-k). A prefill
-    /// whose union of routed experts is wider is computed in parts.
-    fn capacity(&self) -> usize {
-        usize::MAX
-    }
-    /// A new forward pass starts: a prefill micro-batch (`prefill`) or one decode step.
-    fn begin_step(&mut self, _prefill: bool) {}
-    /// The provider's counters so far, if it keeps any (the resident provider does not).
-    fn counters(&self) -> Option<ProviderCounters> {
-        None
-    }
-    /// Where every expert this provider can hand out for `layer` lies, per projection (gate,
-    /// up, down), as one stack: index `i` at `base + i × stride`. When the pointers `acquire`
-    /// returns all sit on these stacks, the decoder computes the layer's experts with
-    /// `mul_mat_id` over the stack (as llama.cpp does over the file's tensor) instead of one
-    /// `mul_mat` per expert. The stack's memory outside acquired experts is never read.
-    fn stacks(&self, _layer: u32) -> Option<[Stack; 3]> {
-        None
-    }
-    /// Whether the decoder should predict the next layer's experts during decode and pass
-    /// them to [`Self::prefetch`] (look-ahead).
-    fn wants_lookahead(&self) -> bool {
-        false
-    }
-    /// A prediction of `layer`'s experts for the step in progress: start reading the ones not
-    /// resident, without waiting. Never an error: a failed speculative read only matters if the
-    /// expert is really routed, and then `acquire` reads it again.
-    fn prefetch(&mut self, _layer: u32, _experts: &[u32]) {}
-}
-
-/// A projection's experts at a fixed stride (see [`ExpertProvider::stacks`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stack {
-    pub base: *const u8,
-    pub stride: usize,
-    pub count: usize,
-}
-
-impl Stack {
-    /// The stack index of `ptr`, if it lies on this stack.
-    fn index_of(&self, ptr: *const u8) -> Option<usize> {
-        let d = (ptr as usize).checked_sub(self.base as usize)?;
-        (d % self.stride == 0 && d / self.stride < self.count).then_some(d / self.stride)
-    }
-}
-
-/// Cumulative counters of a streaming provider, for telemetry.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ProviderCounters {
-    /// Expert payload bytes read from the file.
-    pub bytes_read: u64,
-    /// Seconds waiting for reads (in serial mode, the compute's stall).
-    pub io_s: f64,
-    /// Seconds of cache bookkeeping.
-    pub manage_s: f64,
-    pub hits: u64,
-    pub misses: u64,
-    pub evictions: u64,
-    /// Payload bytes of every expert acquired (hits and misses).
-    pub routed_bytes: u64,
-    /// The most payload bytes a decode-step layer routed.
-    pub max_layer_routed_bytes: u64,
-    /// Bytes resident in the cache now.
-    pub resident_bytes: u64,
-    /// Look-ahead: speculative entries and bytes read, entries a real routing then used, and
-    /// real routed experts predicted / with a prediction.
-    pub spec_entries: u64,
-    pub spec_bytes: u64,
-    pub spec_useful: u64,
-    pub predicted_real: u64,
-    pub real_with_prediction: u64,
-}
-
-/// Where the dense weights (everything but the routed experts) are read from.
-///
-/// # Safety
-/// `ptr` must return the address of `len` bytes equal to the file's bytes at `offset` of
-/// shard `shard`, aligned as in the file modulo 32, valid and unwritten for as long as the
-/// source lives.
-pub unsafe trait DenseSource: std::fmt::Debug + Send + Sync {
-    /// The address of the file's bytes `offset..offset + len` of shard `shard`.
-    ///
-    /// # Errors
-    /// If the range is not held (outside the file, not loaded).
-    fn ptr(&self, shard: usize, offset: u64, len: u64) -> Result<*const u8>;
-}
+use crate::dense::Mapping;
+use crate::error::{Error, Result};
+use crate::ggml::{Context, GgmlType, Graph, GraphAllocator, Tensor, TensorSet, ThreadPool};
+use crate::model::{ModelIndex, MoeParams};
+use crate::provider::{DenseSource, ExpertProvider, ExpertPtrs, ResidentExperts};
 
 /// Deliberate mistakes, for tests that show the oracle catches real bugs. Never set them
 /// outside tests.
@@ -357,7 +207,7 @@ pub struct Decoder<P: ExpertProvider> {
     alloc: GraphAllocator,
     n_past: u32,
     stats: Stats,
-    ptrs: Vec<[*const u8; 3]>,
+    ptrs: Vec<ExpertPtrs>,
     routes: Option<Vec<LayerRoute>>,
     replay: Option<RouteReplay>,
     steps: [u32; 2],
@@ -381,7 +231,7 @@ impl Decoder<ResidentExperts> {
     /// The model's index errors, [`Error::Io`], [`Error::Tensor`] for a tensor of the wrong
     /// shape, [`Error::Unsupported`] for an architecture this decoder does not run.
     pub fn open_resident(path: &Path, opts: Options) -> Result<Self> {
-        let index = ModelIndex::open(path).map_err(|source| Error::Open { path: path.into(), source })?;
+        let index = ModelIndex::open(path).map_err(|err| Error::Open { path: path.into(), err })?;
         let map = Arc::new(Mapping::open(&index.file)?);
         let provider = ResidentExperts::new(&index, map.clone());
         Self::new(&index, map, provider, opts)
@@ -459,12 +309,7 @@ impl<P: ExpertProvider> Decoder<P> {
             let ml = &index.layers[l as usize];
             let mut experts = [(GgmlType::F32, [0i64; 2]); 3];
             for t in &ml.tensors {
-                let slot = match t.proj {
-                    Proj::Gate => 0,
-                    Proj::Up => 1,
-                    Proj::Down => 2,
-                    Proj::GateUp => return Err(Error::Unsupported("fused gate_up experts".into())),
-                };
+                let slot = t.proj.slot()?;
                 let d = t.proj.expert_dims(e, hp.n_ff_exp);
                 experts[slot] = (t.ty, [d[0] as i64, d[1] as i64]);
             }
@@ -735,7 +580,7 @@ impl<P: ExpertProvider> Decoder<P> {
                 while waiting > 0 {
                     if m.opts.pipeline && !ready.is_empty() {
                         let part: Vec<u32> = ready.iter().map(|&i| group[i]).collect();
-                        let part_ptrs: Vec<[*const u8; 3]> = ready.iter().map(|&i| self.ptrs[i]).collect();
+                        let part_ptrs: Vec<ExpertPtrs> = ready.iter().map(|&i| self.ptrs[i]).collect();
                         let nodes = 64 + NODES_PER_EXPERT * part.len();
                         let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
                         let mut g = ctx.new_graph(nodes)?;
@@ -757,7 +602,7 @@ impl<P: ExpertProvider> Decoder<P> {
                 // The last graph computes the rest (all of them without pipelining).
                 if m.opts.pipeline && ready.len() < group.len() {
                     groups.push(ready.iter().map(|&i| group[i]).collect());
-                    let ptrs: Vec<[*const u8; 3]> = ready.iter().map(|&i| self.ptrs[i]).collect();
+                    let ptrs: Vec<ExpertPtrs> = ready.iter().map(|&i| self.ptrs[i]).collect();
                     self.ptrs = ptrs;
                 } else {
                     groups.push(group);
@@ -838,7 +683,7 @@ impl<P: ExpertProvider> Decoder<P> {
 
     fn acquire(
         provider: &mut P,
-        ptrs: &mut Vec<[*const u8; 3]>,
+        ptrs: &mut Vec<ExpertPtrs>,
         stats: &mut Stats,
         layer: u32,
         experts: &[u32],

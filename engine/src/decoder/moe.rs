@@ -11,9 +11,11 @@
 use std::collections::BTreeMap;
 
 use super::arch::{Act, SharedGate, OAI_ALPHA, OAI_LIMIT};
-use super::{i32_bytes, input, Model, Result, Stack};
+use super::{i32_bytes, input, Model};
+use crate::error::Result;
 use crate::ggml::{Context, GgmlType, Graph, Tensor};
 use crate::model::Gating;
+use crate::provider::{ExpertPtrs, Projections, Stack};
 
 impl Model {
     /// Layer `l`'s FFN norm, router and shared expert on the last `keep` of the `n` rows of
@@ -124,8 +126,8 @@ impl Model {
         n: usize,
         used: &BTreeMap<u32, Vec<(usize, usize)>>,
         group: &[u32],
-        ptrs: &[[*const u8; 3]],
-        stacks: Option<[Stack; 3]>,
+        ptrs: &[ExpertPtrs],
+        stacks: Option<Projections<Stack>>,
         last: bool,
         inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
     ) -> Result<Option<Tensor<'a>>> {
@@ -139,8 +141,8 @@ impl Model {
             let idx: Option<Vec<usize>> = ptrs
                 .iter()
                 .map(|p| {
-                    let i = st[0].index_of(p[0])?;
-                    (st[1].index_of(p[1]) == Some(i) && st[2].index_of(p[2]) == Some(i)).then_some(i)
+                    let i = st.gate.index_of(p.gate)?;
+                    (st.up.index_of(p.up) == Some(i) && st.down.index_of(p.down) == Some(i)).then_some(i)
                 })
                 .collect();
             idx.map(|i| (st, i))
@@ -213,7 +215,7 @@ impl Model {
                 };
                 // Each projection on its input, plus the expert's bias where the layer has them.
                 let proj = |which: usize, x: Tensor<'a>| -> Result<Tensor<'a>> {
-                    let y = ctx.mul_mat(self.expert_proj(ctx, l, which, ptrs[i][which])?, x)?;
+                    let y = ctx.mul_mat(self.expert_proj(ctx, l, which, ptrs[i].get(which))?, x)?;
                     self.expert_bias(ctx, l, which, expert, y)
                 };
                 let act = self.expert_act(ctx, proj(0, xe)?, proj(1, xe)?)?;
@@ -291,7 +293,7 @@ impl Model {
         x: Tensor<'a>,
         ids: Tensor<'a>,
         eids: Option<Tensor<'a>>,
-        st: &[Stack; 3],
+        st: &Projections<Stack>,
     ) -> Result<Tensor<'a>> {
         let biased = |which: usize, y: Tensor<'a>| -> Result<Tensor<'a>> {
             match (self.layers[l].exp_b, eids) {
@@ -299,10 +301,10 @@ impl Model {
                 _ => Ok(y),
             }
         };
-        let up = biased(1, ctx.mul_mat_id(self.stack_tensor(ctx, l, 1, &st[1])?, x, ids)?)?;
-        let gate = biased(0, ctx.mul_mat_id(self.stack_tensor(ctx, l, 0, &st[0])?, x, ids)?)?;
+        let up = biased(1, ctx.mul_mat_id(self.stack_tensor(ctx, l, 1, &st.up)?, x, ids)?)?;
+        let gate = biased(0, ctx.mul_mat_id(self.stack_tensor(ctx, l, 0, &st.gate)?, x, ids)?)?;
         let act = self.expert_act(ctx, gate, up)?;
-        biased(2, ctx.mul_mat_id(self.stack_tensor(ctx, l, 2, &st[2])?, act, ids)?)
+        biased(2, ctx.mul_mat_id(self.stack_tensor(ctx, l, 2, &st.down)?, act, ids)?)
     }
 
     /// Whether layer `l`'s experts have biases.
@@ -346,7 +348,7 @@ impl Model {
         ws: Tensor<'a>,
         used: &BTreeMap<u32, Vec<(usize, usize)>>,
         group: &[u32],
-        st: &[Stack; 3],
+        st: &Projections<Stack>,
         idx: &[usize],
         inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
     ) -> Result<Tensor<'a>> {

@@ -6,9 +6,9 @@
 //! shape; the text is meaningless. Prefill keeps the model's own router (a trace holds only
 //! the union of a prompt's experts per layer, not each token's).
 
-use super::{Error, Result};
 use crate::cache::trace::RouteTrace;
 use crate::cache::Phase;
+use crate::error::{Error, Result};
 
 /// Each decode step's routing, taken from a trace.
 #[derive(Clone, Debug)]

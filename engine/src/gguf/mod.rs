@@ -33,8 +33,8 @@ pub const DEFAULT_ALIGNMENT: u64 = 32;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Reading the file failed at the OS level.
-    #[error("gguf: {op} {path}: {source}")]
-    Io { op: &'static str, path: String, source: std::io::Error },
+    #[error("gguf: {op} {path}: {err}")]
+    Io { op: &'static str, path: String, err: std::io::Error },
     /// The file ended before a fixed-size field could be read.
     #[error("gguf: truncated header: {what} at offset {offset} needs {need} bytes, file ends at {file_len}")]
     Truncated { what: String, offset: u64, need: u64, file_len: u64 },

@@ -81,11 +81,11 @@ impl GgufHeader {
 /// # Errors
 /// [`Error::Io`] if the file cannot be opened or read; any other variant for a malformed header.
 pub fn parse_file(path: &Path) -> Result<GgufHeader> {
-    let io = |op| move |source| Error::Io { op, path: path.display().to_string(), source };
+    let io = |op| move |err| Error::Io { op, path: path.display().to_string(), err };
     let file = File::open(path).map_err(io("opening"))?;
     let file_len = file.metadata().map_err(io("stat"))?.len();
     parse(BufReader::with_capacity(1 << 20, file), file_len).map_err(|e| match e {
-        Error::Io { op, source, .. } => Error::Io { op, path: path.display().to_string(), source },
+        Error::Io { op, err, .. } => Error::Io { op, path: path.display().to_string(), err },
         e => e,
     })
 }
@@ -219,12 +219,12 @@ impl<R: Read> Cursor<R> {
         if need > self.remaining() {
             return Err(Error::Truncated { what: what.to_string(), offset: self.pos, need, file_len: self.file_len });
         }
-        self.src.read_exact(buf).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::UnexpectedEof {
+        self.src.read_exact(buf).map_err(|err| {
+            if err.kind() == std::io::ErrorKind::UnexpectedEof {
                 // The file is shorter than its length said (it shrank under us).
                 Error::Truncated { what: what.to_string(), offset: self.pos, need, file_len: self.file_len }
             } else {
-                Error::Io { op: "reading", path: String::new(), source }
+                Error::Io { op: "reading", path: String::new(), err }
             }
         })?;
         self.pos += need;

@@ -41,8 +41,8 @@ pub enum Error {
     Split { split: u32, n_tensors: usize },
     #[error("synth: --route-skew must be finite and >= 0, got {0}")]
     Skew(f32),
-    #[error("synth: writing {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    #[error("synth: writing {path}: {err}")]
+    Io { path: String, err: std::io::Error },
 }
 
 /// Result alias of the generator.
@@ -550,7 +550,7 @@ pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Re
     let mut done = 0u64;
     let mut buf = Vec::new();
     for ((header, tensors), p) in plan.shards.iter().zip(&paths) {
-        let io = |source| Error::Io { path: p.display().to_string(), source };
+        let io = |err| Error::Io { path: p.display().to_string(), err };
         let file = File::create(p).map_err(io)?;
         let mut w = BufWriter::with_capacity(16 << 20, file);
         let head = header.to_bytes();
@@ -622,7 +622,7 @@ pub fn write_sparse(o: &Options, path: &Path) -> Result<Vec<PathBuf>> {
     let plan = plan(o)?;
     let paths = output_paths(path, o.split);
     for ((header, _), p) in plan.shards.iter().zip(&paths) {
-        let io = |source| Error::Io { path: p.display().to_string(), source };
+        let io = |err| Error::Io { path: p.display().to_string(), err };
         let mut file = File::create(p).map_err(io)?;
         let head = header.to_bytes();
         file.write_all(&head).map_err(io)?;

@@ -1,0 +1,828 @@
+//! Opening an engine: [`Engine::builder`] is the one way to turn a model file and knobs into
+//! something that generates. The builder validates every knob against the model before it
+//! allocates anything, sizes the expert cache ([`crate::stream::budget`]), picks the dense
+//! weights' home, the streamer or the resident provider, the decoder, or llama.cpp as the
+//! baseline (or as the fallback for an architecture this build does not stream), and records
+//! what it chose in a [`Report`] (the facts the `mode:` line prints). Front ends (the CLI, the
+//! server, benches, tests) only translate their flags into it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bmoe_uring_io::EngineOptions;
+
+use crate::cache::trace::{RouteTrace, TraceHeader};
+use crate::cache::CachePolicy;
+use crate::decoder::{Decoder, LayerRoute, Options, RouteReplay};
+use crate::dense::{DenseWeights, Mapping};
+use crate::error::{Error, Result};
+use crate::llama;
+use crate::model::{ModelIndex, MoeShape};
+use crate::provider::{ExpertProvider, ResidentExperts};
+use crate::session::{self, CancelToken, Control, Forward, Generation, Telemetry, Token};
+use crate::stream::budget::{self, CacheSize, Machine, Needs};
+use crate::stream::{StreamerOptions, StreamingExperts};
+use crate::telemetry::{StreamFigures, MIB};
+
+/// Which engine computes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EngineKind {
+    /// bmoe's own decoder (streaming or resident).
+    #[default]
+    Bmoe,
+    /// Plain llama.cpp on mmap: the baseline a user would otherwise run.
+    Llama,
+    /// llama.cpp on mmap without its repacked weight layouts: the same ggml kernels bmoe runs.
+    LlamaPlain,
+}
+
+impl EngineKind {
+    /// The name `--engine` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Bmoe => "bmoe",
+            EngineKind::Llama => "llama",
+            EngineKind::LlamaPlain => "llamaplain",
+        }
+    }
+}
+
+/// Whether our decoder streams the experts (`--moe-stream`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MoeStream {
+    /// Always (an architecture this build cannot stream is an error).
+    On,
+    /// Never: every weight resident on the mapping.
+    Off,
+    /// Whenever this build can stream the architecture; llama.cpp on mmap otherwise.
+    #[default]
+    Auto,
+}
+
+/// Overlap of reads with compute (`--overlap`), lossless.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Overlap {
+    /// Read, then compute.
+    #[default]
+    Off,
+    /// Per-expert pipelining and look-ahead.
+    Full,
+    /// Per-expert pipelining only: each expert computes as soon as its bytes land.
+    Pipeline,
+    /// Look-ahead only: the next layer's predicted experts read while this layer computes.
+    Lookahead,
+}
+
+impl Overlap {
+    /// Look-ahead on.
+    pub fn lookahead(self) -> bool {
+        matches!(self, Overlap::Full | Overlap::Lookahead)
+    }
+
+    /// Per-expert pipelining on.
+    pub fn pipeline(self) -> bool {
+        matches!(self, Overlap::Full | Overlap::Pipeline)
+    }
+
+    /// How the mode line says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Overlap::Off => "off",
+            Overlap::Full => "on (per-expert pipelining + look-ahead)",
+            Overlap::Pipeline => "on (per-expert pipelining)",
+            Overlap::Lookahead => "on (look-ahead)",
+        }
+    }
+
+    /// How the CSV preamble has always spelled it (`none`, `some(full)`, …).
+    fn knob(self) -> &'static str {
+        match self {
+            Overlap::Off => "none",
+            Overlap::Full => "some(full)",
+            Overlap::Pipeline => "some(pipeline)",
+            Overlap::Lookahead => "some(lookahead)",
+        }
+    }
+}
+
+/// How to stream: the expert cache and the read engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamOptions {
+    /// The expert cache's size.
+    pub cache: CacheSize,
+    /// Memory `auto` leaves free, and an explicit size must leave free unless forced.
+    pub floor_bytes: u64,
+    /// Upper bound of `auto` (None: none).
+    pub ceiling_bytes: Option<u64>,
+    /// Accept an explicit size that leaves less than the floor free.
+    pub force: bool,
+    /// Eviction policy.
+    pub policy: CachePolicy,
+    /// Read engine: backend, lanes, registration, O_DIRECT.
+    pub io: EngineOptions,
+    pub overlap: Overlap,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self {
+            cache: CacheSize::Auto,
+            floor_bytes: 1536 << 20,
+            ceiling_bytes: None,
+            force: false,
+            policy: CachePolicy::DEFAULT,
+            io: EngineOptions::default(),
+            overlap: Overlap::Off,
+        }
+    }
+}
+
+/// Opens an [`Engine`]. See the module docs.
+#[derive(Clone, Debug)]
+pub struct EngineBuilder {
+    path: PathBuf,
+    kind: EngineKind,
+    moe_stream: MoeStream,
+    stream: StreamOptions,
+    dense: DenseWeights,
+    threads: Option<usize>,
+    n_ctx: u32,
+    n_ubatch: u32,
+    n_expert_used: Option<u32>,
+    route_replay: Option<PathBuf>,
+    mem_available: Option<Option<u64>>,
+}
+
+/// What a streaming engine chose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamReport {
+    /// `uring` or `pread`, and why io_uring was not used when `auto` fell back.
+    pub backend: &'static str,
+    pub fallback: Option<String>,
+    pub o_direct: bool,
+    pub lanes: usize,
+    pub fixed_buffers: bool,
+    /// The pool: the expert cache's true size.
+    pub pool_bytes: u64,
+    /// The budget asked for (after `auto`), before slots.
+    pub requested_bytes: u64,
+    pub auto: bool,
+    /// Raised to the widest layer's top-k (twice that with look-ahead).
+    pub raised: bool,
+    pub policy: CachePolicy,
+    pub dense: DenseWeights,
+    pub overlap: Overlap,
+    pub floor_bytes: u64,
+    pub ceiling_bytes: Option<u64>,
+    /// One token's worst-case expert cycle at the top-k applied.
+    pub cycle_bytes: u64,
+    /// The top-k applied.
+    pub k: u32,
+}
+
+/// How the engine computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mode {
+    /// Our decoder, experts streamed through the cache.
+    Streaming(StreamReport),
+    /// Our decoder, every weight on the mapping.
+    Resident,
+    /// llama.cpp on mmap; `not_streamable` says why when it stands in for our decoder.
+    Llama { plain: bool, not_streamable: Option<String> },
+}
+
+/// Named values for a CSV preamble, in order.
+pub type Knobs = Vec<(&'static str, String)>;
+
+/// What [`EngineBuilder::open`] chose: the facts of the `mode:` line and the CSV preamble.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub mode: Mode,
+    pub kind: EngineKind,
+    pub moe_stream: MoeStream,
+    pub threads: usize,
+    pub n_ctx: u32,
+    pub n_ubatch: u32,
+    /// `--n-expert-used` (lossy) when given.
+    pub n_expert_used: Option<u32>,
+    /// The routing trace replayed (lossy): its name and decode steps.
+    pub route_replay: Option<(String, usize)>,
+    /// The architecture and shape, for our decoder.
+    pub arch: Option<&'static str>,
+    pub shape: Option<MoeShape>,
+    /// Warnings to show once (the cache under one token's cycle).
+    pub warnings: Vec<String>,
+    /// Seconds `open` took.
+    pub load_s: f64,
+}
+
+impl Report {
+    /// The `, LOSSY …` suffix of the mode line.
+    fn lossy(&self) -> String {
+        let mut s = self.n_expert_used.map(|k| format!(", LOSSY --n-expert-used {k}")).unwrap_or_default();
+        if let Some((source, len)) = &self.route_replay {
+            s += &format!(", LOSSY routing replayed from {source} ({len} decode steps, then again)");
+        }
+        s
+    }
+
+    /// The `mode:` line (without a newline).
+    pub fn mode_line(&self) -> String {
+        let threads = self.threads;
+        let lossy = self.lossy();
+        match &self.mode {
+            Mode::Streaming(s) => {
+                let raised = if s.raised {
+                    let twice = if s.overlap.lookahead() { " twice (look-ahead reads the next layer's)" } else { "" };
+                    format!(
+                        " (raised from {:.0} MiB to the widest layer's top-{}{twice})",
+                        s.requested_bytes as f64 / MIB,
+                        s.k
+                    )
+                } else {
+                    String::new()
+                };
+                format!(
+                    "mode: streaming (backend {}{}, o_direct {}, lanes {}, fixed buffers {}, budget {:.0} MiB{}{}, \
+                     policy {}, dense {}, overlap {}, threads {threads}{lossy})",
+                    s.backend,
+                    s.fallback.as_ref().map_or(String::new(), |why| format!(" (io_uring unavailable: {why})")),
+                    if s.o_direct { "on" } else { "off" },
+                    s.lanes,
+                    if s.fixed_buffers { "yes" } else { "no" },
+                    s.pool_bytes as f64 / MIB,
+                    if s.auto { " auto" } else { "" },
+                    raised,
+                    s.policy,
+                    s.dense.name(),
+                    s.overlap.describe(),
+                )
+            }
+            Mode::Resident => {
+                format!("mode: resident (--moe-stream off: bmoe decoder, weights on mmap), threads {threads}{lossy}")
+            }
+            Mode::Llama { not_streamable: Some(why), .. } => {
+                format!("mode: architecture not streamable by this build ({why}); llama.cpp on mmap, threads {threads}")
+            }
+            Mode::Llama { plain, .. } => format!(
+                "mode: llama.cpp baseline (plain llama.cpp on mmap{}), threads {threads}",
+                if *plain { ", no repacked weights" } else { "" }
+            ),
+        }
+    }
+
+    /// The engine's knobs for a CSV preamble, as `(head, tail)`: a front end puts its own
+    /// generation knobs (`n_predict`, sampler) between the two.
+    pub fn knobs(&self) -> (Knobs, Knobs) {
+        let head = vec![
+            ("engine", self.kind.name().to_string()),
+            ("threads", self.threads.to_string()),
+            ("ctx", self.n_ctx.to_string()),
+            ("ubatch", self.n_ubatch.to_string()),
+        ];
+        let mut tail = vec![
+            ("n_expert_used", self.n_expert_used.map_or("model".into(), |k| format!("{k} (lossy)"))),
+            (
+                "route_replay",
+                self.route_replay.as_ref().map_or("off".into(), |(s, n)| format!("{s} (lossy, {n} steps)")),
+            ),
+        ];
+        if let (Some(arch), Some(sh)) = (self.arch, self.shape) {
+            tail.push(("arch", arch.to_string()));
+            tail.push((
+                "shape",
+                format!(
+                    "layers={} experts={} top_k={} n_embd={} n_ff_exp={}",
+                    sh.n_layer, sh.n_expert, sh.n_expert_used, sh.n_embd, sh.n_ff_exp
+                ),
+            ));
+        }
+        match &self.mode {
+            Mode::Streaming(s) => tail.extend([
+                ("moe_stream", format!("{:?}", self.moe_stream).to_lowercase()),
+                ("cache_budget_MiB", format!("{:.1}", s.pool_bytes as f64 / MIB)),
+                (
+                    "cache_requested",
+                    if s.auto { "auto".into() } else { format!("{:.1} MiB", s.requested_bytes as f64 / MIB) },
+                ),
+                ("cache_raised", s.raised.to_string()),
+                ("cache_floor_MiB", (s.floor_bytes >> 20).to_string()),
+                ("cache_ceil_MiB", (s.ceiling_bytes.unwrap_or(0) >> 20).to_string()),
+                ("cache_policy", s.policy.to_string()),
+                ("cache_cycle_mb", format!("{:.1}", s.cycle_bytes as f64 / MIB)),
+                ("io_backend", s.backend.to_string()),
+                ("io_lanes", s.lanes.to_string()),
+                ("o_direct", s.o_direct.to_string()),
+                ("fixed_buffers", s.fixed_buffers.to_string()),
+                ("dense_weights", s.dense.name().to_string()),
+                ("overlap", s.overlap.knob().to_string()),
+            ]),
+            Mode::Resident => tail.push(("moe_stream", "off".into())),
+            Mode::Llama { .. } => {}
+        }
+        (head, tail)
+    }
+}
+
+/// What a generation asks for besides its prompt and sampler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenParams {
+    /// The most tokens to generate.
+    pub n_predict: usize,
+    /// Keep generating past an end-of-generation token.
+    pub ignore_eos: bool,
+}
+
+impl GenParams {
+    /// Up to `n` tokens, stopping at an end-of-generation token.
+    pub fn new(n: usize) -> Self {
+        Self { n_predict: n, ignore_eos: false }
+    }
+}
+
+/// The engine behind one face.
+enum Runner {
+    Resident(Box<Decoder<ResidentExperts>>),
+    Stream(Box<Decoder<StreamingExperts>>),
+    Llama(llama::Session),
+}
+
+/// An opened model that generates: our decoder (streaming or resident) or llama.cpp, with the
+/// model's tokenizer and chat template. It can be moved to another thread (a server owns it on
+/// a worker thread); it is used from one thread at a time.
+pub struct Engine {
+    runner: Runner,
+    vocab: Arc<llama::Model>,
+    index: Option<ModelIndex>,
+    report: Report,
+    cancel: CancelToken,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("report", &self.report).finish()
+    }
+}
+
+/// Bytes of an F16 KV cache of `n_ctx` tokens.
+fn kv_bytes(index: &ModelIndex, n_ctx: u32) -> u64 {
+    let p = &index.params.hp;
+    2 * 2 * u64::from(n_ctx) * u64::from(p.n_head_kv) * p.head_dim * u64::from(p.n_layer)
+}
+
+impl Engine {
+    /// A builder for the model at `path` (the first shard of a split model), with the defaults
+    /// of `bmoe run`: our decoder, streaming whenever the architecture allows, `auto` cache,
+    /// dense weights in anonymous memory, all cores, a context of 4096.
+    pub fn builder(path: impl Into<PathBuf>) -> EngineBuilder {
+        EngineBuilder {
+            path: path.into(),
+            kind: EngineKind::Bmoe,
+            moe_stream: MoeStream::Auto,
+            stream: StreamOptions::default(),
+            dense: DenseWeights::Anon,
+            threads: None,
+            n_ctx: 4096,
+            n_ubatch: 512,
+            n_expert_used: None,
+            route_replay: None,
+            mem_available: None,
+        }
+    }
+}
+
+impl EngineBuilder {
+    /// Which engine computes.
+    pub fn engine(mut self, kind: EngineKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Whether our decoder streams.
+    pub fn moe_stream(mut self, m: MoeStream) -> Self {
+        self.moe_stream = m;
+        self
+    }
+
+    /// How to stream (when streaming).
+    pub fn stream(mut self, opts: StreamOptions) -> Self {
+        self.stream = opts;
+        self
+    }
+
+    /// Where the dense weights live.
+    pub fn dense(mut self, d: DenseWeights) -> Self {
+        self.dense = d;
+        self
+    }
+
+    /// CPU threads computing the graphs (default: every core).
+    pub fn threads(mut self, t: usize) -> Self {
+        self.threads = Some(t);
+        self
+    }
+
+    /// The context length in tokens (prompt and generated).
+    pub fn context(mut self, n_ctx: u32) -> Self {
+        self.n_ctx = n_ctx;
+        self
+    }
+
+    /// The widest prefill micro-batch.
+    pub fn ubatch(mut self, n: u32) -> Self {
+        self.n_ubatch = n;
+        self
+    }
+
+    /// Route each token to `k` experts instead of the model's top-k (lossy).
+    pub fn n_expert_used(mut self, k: Option<u32>) -> Self {
+        self.n_expert_used = k;
+        self
+    }
+
+    /// Benchmark only (lossy): each decode step's experts and weights from this routing trace.
+    pub fn route_replay(mut self, trace: Option<PathBuf>) -> Self {
+        self.route_replay = trace;
+        self
+    }
+
+    /// Size `auto` against this much free memory instead of /proc/meminfo's `MemAvailable`
+    /// (None: unknown).
+    pub fn mem_available(mut self, bytes: Option<u64>) -> Self {
+        self.mem_available = Some(bytes);
+        self
+    }
+
+    /// Validate, size and open.
+    ///
+    /// # Errors
+    /// [`Error::Opening`] naming the step and the model for anything that fails: the file, its
+    /// index, llama.cpp, a knob that does not fit ([`Error::Invalid`]), the read engine.
+    pub fn open(self) -> Result<Engine> {
+        let t_load = Instant::now();
+        let path = &self.path;
+        let at = |step: &'static str| move |err: Error| Error::Opening { step, path: path.clone(), err: Box::new(err) };
+        if !self.path.exists() {
+            return Err(Error::Invalid(format!("{}: no such file", self.path.display())));
+        }
+        let threads =
+            self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+        // Our decoder needs an index of the model; an architecture it does not know runs on
+        // llama.cpp when streaming is `auto`.
+        let mut kind = self.kind;
+        let mut index = None;
+        let mut not_streamable = None;
+        if kind == EngineKind::Bmoe {
+            match ModelIndex::open(&self.path) {
+                Ok(i) => index = Some(i),
+                Err(e) if e.not_streamable() && self.moe_stream == MoeStream::Auto => {
+                    not_streamable = Some(e.to_string());
+                    kind = EngineKind::Llama;
+                }
+                Err(e) => return Err(at("indexing")(e.into())),
+            }
+        }
+        let vocab = match kind {
+            EngineKind::Llama => llama::Model::mmap(&self.path),
+            EngineKind::LlamaPlain => llama::Model::mmap_plain_kernels(&self.path),
+            EngineKind::Bmoe => llama::Model::vocab_only(&self.path),
+        }
+        .map_err(|e| at("loading in llama.cpp")(e.into()))?;
+        let vocab = Arc::new(vocab);
+        let opts = Options {
+            n_ctx: self.n_ctx,
+            n_threads: threads,
+            n_ubatch: self.n_ubatch,
+            n_expert_used: self.n_expert_used,
+            pipeline: self.stream.overlap.pipeline(),
+            ..Options::default()
+        };
+        let replay = match (&self.route_replay, kind) {
+            (Some(p), EngineKind::Bmoe) if index.is_some() => {
+                let t = RouteTrace::read(p)?;
+                let r = RouteReplay::from_trace(&t, &p.display().to_string())?;
+                let sh = index.as_ref().expect("checked").shape();
+                r.check(sh.n_layer, sh.n_expert, self.n_expert_used.unwrap_or(sh.n_expert_used) as usize)?;
+                Some(r)
+            }
+            (Some(_), _) => {
+                return Err(Error::Invalid("--route-replay replaces our decoder's routing: use --engine bmoe".into()))
+            }
+            (None, _) => None,
+        };
+        let mut report = Report {
+            mode: Mode::Resident,
+            kind,
+            moe_stream: self.moe_stream,
+            threads,
+            n_ctx: self.n_ctx,
+            n_ubatch: self.n_ubatch,
+            n_expert_used: self.n_expert_used,
+            route_replay: replay.as_ref().map(|r| (r.source.clone(), r.len())),
+            arch: index.as_ref().map(|i| i.arch.name),
+            shape: index.as_ref().map(ModelIndex::shape),
+            warnings: Vec::new(),
+            load_s: 0.0,
+        };
+        let runner = match (kind, &index) {
+            (EngineKind::Bmoe, Some(index)) if self.moe_stream != MoeStream::Off => {
+                let so = &self.stream;
+                let k = self.n_expert_used.unwrap_or(index.shape().n_expert_used);
+                let machine = Machine {
+                    mem_available: self.mem_available.unwrap_or_else(budget::mem_available),
+                    floor: so.floor_bytes,
+                    ceiling: so.ceiling_bytes,
+                    force: so.force,
+                };
+                let needs = Needs {
+                    dense: index.dense_bytes(),
+                    kv: kv_bytes(index, self.n_ctx),
+                    experts: index.expert_bytes(),
+                };
+                let b = budget::resolve(so.cache, machine, needs)?;
+                let dense = self.dense.load(index, so.io).map_err(at("reading"))?;
+                let streamer = StreamingExperts::new(
+                    index,
+                    StreamerOptions {
+                        budget_bytes: b.bytes,
+                        policy: so.policy,
+                        io: so.io,
+                        n_expert_used: self.n_expert_used,
+                        lookahead: so.overlap.lookahead(),
+                    },
+                )
+                .map_err(at("setting up streaming of"))?;
+                let info = streamer.engine().info().clone();
+                let cycle = index.cycle_bytes(k);
+                let s = StreamReport {
+                    backend: info.backend,
+                    fallback: info.fallback.clone(),
+                    o_direct: streamer.engine().file(0).map(|f| f.o_direct()).unwrap_or(false),
+                    lanes: info.lanes,
+                    fixed_buffers: info.fixed_buffers,
+                    pool_bytes: streamer.pool_bytes() as u64,
+                    requested_bytes: b.bytes,
+                    auto: b.auto,
+                    raised: streamer.budget_raised(),
+                    policy: so.policy,
+                    dense: self.dense,
+                    overlap: so.overlap,
+                    floor_bytes: so.floor_bytes,
+                    ceiling_bytes: so.ceiling_bytes,
+                    cycle_bytes: cycle,
+                    k,
+                };
+                if s.pool_bytes < cycle {
+                    report.warnings.push(format!(
+                        "warning: the expert cache ({:.0} MiB) is smaller than one token's worst-case expert cycle \
+                         ({:.0} MiB at top-{k}): expect most experts to be re-read every token",
+                        s.pool_bytes as f64 / MIB,
+                        cycle as f64 / MIB
+                    ));
+                }
+                report.mode = Mode::Streaming(s);
+                Runner::Stream(Box::new(Decoder::new(index, dense, streamer, opts).map_err(at("opening"))?))
+            }
+            (EngineKind::Bmoe, Some(index)) => {
+                let map = Arc::new(Mapping::open(&index.file).map_err(at("opening"))?);
+                let provider = ResidentExperts::new(index, map.clone());
+                Runner::Resident(Box::new(Decoder::new(index, map, provider, opts).map_err(at("opening"))?))
+            }
+            _ => {
+                report.mode = Mode::Llama { plain: kind == EngineKind::LlamaPlain, not_streamable };
+                Runner::Llama(llama::Session::new(vocab.clone(), self.n_ctx, threads, self.n_ubatch)?)
+            }
+        };
+        let mut engine = Engine { runner, vocab, index, report, cancel: CancelToken::default() };
+        if let Some(r) = replay {
+            engine.set_route_replay(Some(r))?;
+        }
+        engine.report.load_s = t_load.elapsed().as_secs_f64();
+        Ok(engine)
+    }
+}
+
+/// Calls `$f` on whichever decoder the runner holds; `$none` for llama.cpp.
+macro_rules! with_decoder {
+    ($runner:expr, $d:ident => $f:expr, $none:expr) => {
+        match $runner {
+            Runner::Resident($d) => $f,
+            Runner::Stream($d) => $f,
+            Runner::Llama(_) => $none,
+        }
+    };
+}
+
+impl Engine {
+    /// What was chosen at open.
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// The model's tokenizer, chat template and end-of-generation tokens (an `Arc`, so a
+    /// generation's callback can hold it while the engine generates).
+    pub fn tokenizer(&self) -> &Arc<llama::Model> {
+        &self.vocab
+    }
+
+    /// The model index (our decoder only).
+    pub fn index(&self) -> Option<&ModelIndex> {
+        self.index.as_ref()
+    }
+
+    /// A handle that cancels this engine's generation in progress from any thread.
+    pub fn cancel_handle(&self) -> CancelToken {
+        self.cancel.clone()
+    }
+
+    fn forward(&mut self) -> &mut dyn Forward {
+        match &mut self.runner {
+            Runner::Resident(d) => d.as_mut(),
+            Runner::Stream(d) => d.as_mut(),
+            Runner::Llama(s) => s,
+        }
+    }
+
+    fn decoder_mut<T>(&mut self, f: impl FnOnce(&mut dyn DecoderOps) -> Result<T>) -> Result<T> {
+        with_decoder!(&mut self.runner, d => f(d.as_mut()), Err(Error::Unsupported("llama.cpp runs this model".into())))
+    }
+
+    /// Prefill `prompt` on an empty context, then up to `params.n_predict` tokens, stopping
+    /// at an end-of-generation token unless `params.ignore_eos` (see [`session::generate`]).
+    ///
+    /// # Errors
+    /// The engine's; the generation ends at the failing step.
+    pub fn generate(
+        &mut self,
+        prompt: &[i32],
+        params: &GenParams,
+        pick: &mut dyn FnMut(&[f32]) -> i32,
+        on_token: &mut dyn FnMut(Token) -> Control,
+    ) -> Result<Generation> {
+        let vocab = self.vocab.clone();
+        let cancel = self.cancel.clone();
+        let ignore = params.ignore_eos;
+        session::generate(
+            self.forward(),
+            prompt,
+            params.n_predict,
+            &cancel,
+            pick,
+            &|t| !ignore && vocab.is_eog(t),
+            on_token,
+        )
+    }
+
+    /// Run `tokens` at the next positions of the context; the last token's logits.
+    ///
+    /// # Errors
+    /// [`Error::ContextFull`], [`Error::BadToken`], and the engine's (a read error naming file
+    /// and offset, …); after one, [`Self::reset`] before reuse.
+    pub fn eval(&mut self, tokens: &[i32]) -> Result<Vec<f32>> {
+        self.forward().forward_last(tokens)
+    }
+
+    /// Forget the context: the next token is at position 0 (the expert cache stays warm).
+    pub fn reset(&mut self) {
+        self.forward().reset();
+    }
+
+    /// Tokens in the context.
+    pub fn n_past(&mut self) -> u32 {
+        self.forward().n_past()
+    }
+
+    /// The engine's cumulative counters.
+    pub fn telemetry(&mut self) -> Telemetry {
+        self.forward().telemetry()
+    }
+
+    /// Bytes of our decoder's graph buffers (None for llama.cpp).
+    pub fn graph_buffer_bytes(&self) -> Option<usize> {
+        with_decoder!(&self.runner, d => Some(d.graph_buffer_bytes()), None)
+    }
+
+    /// The streaming figures for a summary (None unless streaming).
+    pub fn stream_figures(&self) -> Option<StreamFigures> {
+        let Mode::Streaming(s) = &self.report.mode else { return None };
+        let Runner::Stream(d) = &self.runner else { return None };
+        Some(StreamFigures {
+            budget_mib: s.pool_bytes as f64 / MIB,
+            cycle_mib: s.cycle_bytes as f64 / MIB,
+            overlap: s.overlap != Overlap::Off,
+            lookahead_off: d.provider().lookahead().1.map(str::to_string),
+            lookahead_layers: d.provider().lookahead_layers().to_vec(),
+        })
+    }
+
+    /// The streamer (None unless streaming), for tools and tests.
+    pub fn streamer(&self) -> Option<&StreamingExperts> {
+        match &self.runner {
+            Runner::Stream(d) => Some(d.provider()),
+            _ => None,
+        }
+    }
+
+    /// Resize the expert cache between generations (see
+    /// [`StreamingExperts::set_budget_bytes`]); the budget in effect, or None if not streaming.
+    pub fn set_cache_budget_bytes(&mut self, bytes: u64) -> Option<u64> {
+        match &mut self.runner {
+            Runner::Stream(d) => Some(d.provider_mut().set_budget_bytes(bytes)),
+            _ => None,
+        }
+    }
+
+    /// Decode with routing replayed from a trace (benchmark only, lossy), or with the model's
+    /// router again (`None`); see [`Decoder::set_route_replay`].
+    ///
+    /// # Errors
+    /// [`Error::Replay`] if the trace's shape differs from the model's; [`Error::Unsupported`]
+    /// when llama.cpp computes.
+    pub fn set_route_replay(&mut self, replay: Option<RouteReplay>) -> Result<()> {
+        self.report.route_replay = replay.as_ref().map(|r| (r.source.clone(), r.len()));
+        self.decoder_mut(|d| d.set_route_replay(replay))
+    }
+
+    /// Start (or stop) recording our decoder's routing.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when llama.cpp computes (it has no routing to record).
+    pub fn record_routes(&mut self, on: bool) -> Result<()> {
+        self.decoder_mut(|d| {
+            d.record(on);
+            Ok(())
+        })
+        .map_err(|_| Error::Invalid("--route-trace records our decoder's routing: use --engine bmoe".into()))
+    }
+
+    /// The routing recorded since [`Self::record_routes`].
+    pub fn take_routes(&mut self) -> Vec<LayerRoute> {
+        self.decoder_mut(|d| Ok(d.take())).unwrap_or_default()
+    }
+
+    /// The `route_trace v1` header of this model (`model` as it is to be named, the top-k
+    /// applied), for [`Self::take_routes`]'s rows.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when llama.cpp computes.
+    pub fn trace_header(&self, model: &str) -> Result<TraceHeader> {
+        let i =
+            self.index.as_ref().filter(|_| !matches!(self.runner, Runner::Llama(_))).ok_or_else(|| {
+                Error::Invalid("--route-trace records our decoder's routing: use --engine bmoe".into())
+            })?;
+        let sh = i.shape();
+        let dense_of = |l: u32| -> u64 {
+            let prefix = format!("blk.{l}.");
+            i.dense.iter().map(|&t| &i.file.tensors[t]).filter(|t| t.name.starts_with(&prefix)).map(|t| t.size).sum()
+        };
+        Ok(TraceHeader {
+            model: model.to_string(),
+            arch: i.arch.name.to_string(),
+            n_expert: sh.n_expert,
+            n_expert_used: self.report.n_expert_used.unwrap_or(sh.n_expert_used),
+            expert_bytes: i.entry_bytes(),
+            dense_bytes: (0..sh.n_layer).map(dense_of).collect(),
+        })
+    }
+}
+
+/// What the engine does with whichever decoder it holds, whatever its provider.
+trait DecoderOps {
+    fn set_route_replay(&mut self, r: Option<RouteReplay>) -> Result<()>;
+    fn record(&mut self, on: bool);
+    fn take(&mut self) -> Vec<LayerRoute>;
+}
+
+impl<P: ExpertProvider> DecoderOps for Decoder<P> {
+    fn set_route_replay(&mut self, r: Option<RouteReplay>) -> Result<()> {
+        Decoder::set_route_replay(self, r)
+    }
+    fn record(&mut self, on: bool) {
+        self.record_routes(on);
+    }
+    fn take(&mut self) -> Vec<LayerRoute> {
+        self.take_routes()
+    }
+}
+
+/// The file name of a model path, as a trace header names it.
+pub fn model_name(path: &Path) -> String {
+    path.file_name().map_or(path.display().to_string(), |f| f.to_string_lossy().into_owned())
+}
+
+// SAFETY: every part of an Engine is owned by it alone and used through &mut self: the decoder's
+// ggml contexts, thread pool and allocator carry no thread affinity (ggml keeps no per-thread
+// state for them; the pool's workers are its own threads, driven from whichever thread calls
+// compute), the raw pointers it holds point into memory its provider and dense source own and
+// move with it, and the llama.cpp context may move between threads (it is never shared).
+unsafe impl Send for Engine {}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_engine_can_move_to_another_thread() {
+        fn send<T: Send>() {}
+        send::<super::Engine>();
+    }
+}

@@ -1,0 +1,172 @@
+//! The expert cache's budget: what was asked (`--cache-mb auto|N|0`), what the machine can
+//! give, and how many slots that makes. Pure arithmetic, decided once at open (and again on a
+//! resize between generations), table-tested, with checked arithmetic throughout: the inputs
+//! come from flags and file fields.
+//!
+//! `auto` is `MemAvailable − floor − dense bytes − KV bytes`, clamped to the ceiling and to the
+//! model's expert bytes (a cache larger than every expert holds nothing more). An explicit size
+//! that leaves less than the floor free is refused unless forced. Either is then turned into
+//! whole slots, raised to the fewest that work: one layer's top-k (twice that with look-ahead,
+//! so a small cache keeps an unpinned slot to read ahead into).
+
+use crate::error::{Error, Result};
+
+const MIB: f64 = (1u64 << 20) as f64;
+
+/// What the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheSize {
+    /// From free memory (see the module docs).
+    Auto,
+    /// This many bytes (0: no cache, one layer's experts re-read every token).
+    Bytes(u64),
+}
+
+impl std::str::FromStr for CacheSize {
+    type Err = Error;
+
+    /// `auto`, or a size in MiB (`--cache-mb`).
+    fn from_str(s: &str) -> Result<Self> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(CacheSize::Auto);
+        }
+        let mb: u64 =
+            s.parse().map_err(|_| Error::Invalid(format!("--cache-mb `{s}`: expected auto, 0 or a size in MiB")))?;
+        Ok(CacheSize::Bytes(mb << 20))
+    }
+}
+
+/// What the budget is sized against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Machine {
+    /// `MemAvailable` (None: unknown, e.g. no /proc).
+    pub mem_available: Option<u64>,
+    /// Memory `auto` leaves free, and an explicit size must leave free unless forced.
+    pub floor: u64,
+    /// Upper bound of `auto` (None: none).
+    pub ceiling: Option<u64>,
+    /// Accept an explicit size that leaves less than the floor free.
+    pub force: bool,
+}
+
+/// What else the run will allocate, and what holding every expert takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Needs {
+    /// Dense weights (read into anonymous memory or faulted in from the mapping).
+    pub dense: u64,
+    /// The KV cache.
+    pub kv: u64,
+    /// Every expert of the model.
+    pub experts: u64,
+}
+
+/// The budget decided, before slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub bytes: u64,
+    /// Sized by `auto`.
+    pub auto: bool,
+}
+
+/// Decide the budget.
+///
+/// # Errors
+/// [`Error::Invalid`] when `auto` cannot know the free memory, or an explicit size leaves less
+/// than the floor free and is not forced.
+pub fn resolve(size: CacheSize, m: Machine, needs: Needs) -> Result<Budget> {
+    let reserved = m.floor.saturating_add(needs.dense).saturating_add(needs.kv);
+    match size {
+        CacheSize::Auto => {
+            let avail = m.mem_available.ok_or_else(|| {
+                Error::Invalid("--cache-mb auto needs /proc/meminfo (MemAvailable); give --cache-mb N".into())
+            })?;
+            let mut b = avail.saturating_sub(reserved);
+            if let Some(c) = m.ceiling {
+                b = b.min(c);
+            }
+            Ok(Budget { bytes: b.min(needs.experts), auto: true })
+        }
+        CacheSize::Bytes(b) => {
+            if let Some(avail) = m.mem_available {
+                if b > avail.saturating_sub(reserved) && !m.force {
+                    return Err(Error::Invalid(format!(
+                        "--cache-mb {} would leave less than --cache-floor-mb {} MiB free (MemAvailable {:.0} MiB, \
+                         dense {:.0} MiB, KV {:.0} MiB); pass --force-cache to use it anyway",
+                        b >> 20,
+                        m.floor >> 20,
+                        avail as f64 / MIB,
+                        needs.dense as f64 / MIB,
+                        needs.kv as f64 / MIB
+                    )));
+                }
+            }
+            Ok(Budget { bytes: b, auto: false })
+        }
+    }
+}
+
+/// Slots a budget buys: `(slots, raised)`, raised to `floor` slots when fewer.
+pub fn slots(budget: u64, slot_bytes: usize, floor: usize) -> (usize, bool) {
+    let wanted = usize::try_from(budget / slot_bytes.max(1) as u64).unwrap_or(usize::MAX);
+    (wanted.max(floor), wanted < floor)
+}
+
+/// The fewest slots that work: one layer's top-`k`; with look-ahead, the next layer's too.
+pub fn floor_slots(k: usize, lookahead: bool) -> usize {
+    if lookahead {
+        2 * k
+    } else {
+        k
+    }
+}
+
+/// `MemAvailable` from /proc/meminfo, bytes.
+pub fn mem_available() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok()?.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+    const M: Machine = Machine { mem_available: Some(16 * GIB), floor: 1536 << 20, ceiling: None, force: false };
+    const N: Needs = Needs { dense: GIB, kv: GIB / 2, experts: 100 * GIB };
+
+    #[test]
+    fn auto_is_free_memory_less_floor_dense_and_kv_clamped() {
+        let b = resolve(CacheSize::Auto, M, N).unwrap();
+        assert_eq!(b, Budget { bytes: 16 * GIB - (1536 << 20) - GIB - GIB / 2, auto: true });
+        let b = resolve(CacheSize::Auto, Machine { ceiling: Some(2 * GIB), ..M }, N).unwrap();
+        assert_eq!(b.bytes, 2 * GIB);
+        let b = resolve(CacheSize::Auto, M, Needs { experts: GIB, ..N }).unwrap();
+        assert_eq!(b.bytes, GIB, "never more than every expert");
+        let b = resolve(CacheSize::Auto, Machine { mem_available: Some(GIB), ..M }, N).unwrap();
+        assert_eq!(b.bytes, 0, "nothing free");
+        assert!(resolve(CacheSize::Auto, Machine { mem_available: None, ..M }, N).is_err());
+    }
+
+    #[test]
+    fn an_explicit_size_must_leave_the_floor_unless_forced() {
+        assert_eq!(resolve(CacheSize::Bytes(4 * GIB), M, N).unwrap(), Budget { bytes: 4 * GIB, auto: false });
+        let e = resolve(CacheSize::Bytes(15 * GIB), M, N).unwrap_err().to_string();
+        assert!(e.starts_with("--cache-mb 15360 would leave less than --cache-floor-mb 1536 MiB free"), "{e}");
+        assert!(resolve(CacheSize::Bytes(15 * GIB), Machine { force: true, ..M }, N).is_ok());
+        assert!(resolve(CacheSize::Bytes(15 * GIB), Machine { mem_available: None, ..M }, N).is_ok());
+    }
+
+    #[test]
+    fn slots_are_whole_and_raised_to_the_floor() {
+        assert_eq!(slots(10 << 20, 1 << 20, 4), (10, false));
+        assert_eq!(slots((10 << 20) - 1, 1 << 20, 4), (9, false));
+        assert_eq!(slots(0, 1 << 20, 4), (4, true));
+        assert_eq!(slots(3 << 20, 1 << 20, 4), (4, true));
+        assert_eq!(floor_slots(6, true), 12);
+        assert_eq!("auto".parse::<CacheSize>().unwrap(), CacheSize::Auto);
+        assert_eq!(" 77 ".parse::<CacheSize>().unwrap(), CacheSize::Bytes(77 << 20));
+        assert!("7x".parse::<CacheSize>().is_err());
+    }
+}

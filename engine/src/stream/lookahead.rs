@@ -1,0 +1,187 @@
+//! Look-ahead's bookkeeping (`--overlap`): the last prediction of each layer's experts, how
+//! each layer's predictions and speculative reads scored, and the rule that turns speculative
+//! reads off where they do not pay. The reads themselves (slots, tickets) belong to the
+//! streamer; this module decides and counts.
+//!
+//! The rule: a layer's speculative reads stay on while at least a quarter of the entries they
+//! read are then used, judged once it has read [`LOOKAHEAD_JUDGE_LAYER`]; the whole look-ahead
+//! (the predictions too) goes off when every predicted layer is off, or when the model as a
+//! whole has read [`LOOKAHEAD_JUDGE_MODEL`] entries at under a quarter useful.
+
+/// See the module docs.
+pub const LOOKAHEAD_JUDGE_LAYER: u64 = 16;
+/// See the module docs.
+pub const LOOKAHEAD_JUDGE_MODEL: u64 = 64;
+
+/// One layer's look-ahead figures (decode).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerLookahead {
+    /// Real routed experts of this layer's steps that had a prediction, and how many were
+    /// predicted.
+    pub real_with_prediction: u64,
+    pub predicted_real: u64,
+    /// Entries read speculatively for this layer, and how many a real routing then used.
+    pub spec_entries: u64,
+    pub spec_useful: u64,
+    /// This layer's speculative reads switched off by the rule (its predictions are still
+    /// scored).
+    pub off: bool,
+}
+
+impl LayerLookahead {
+    /// Share of the real routed experts that were predicted, %.
+    pub fn accuracy_pct(&self) -> Option<f64> {
+        (self.real_with_prediction > 0).then(|| 100.0 * self.predicted_real as f64 / self.real_with_prediction as f64)
+    }
+}
+
+/// Look-ahead's state across a streamer's life.
+#[derive(Clone, Debug, Default)]
+pub struct Lookahead {
+    /// On: asked for and not switched off by the rule.
+    on: bool,
+    /// Why the rule switched it off, if it did.
+    off_reason: Option<String>,
+    /// The last prediction per MoE layer (decode), until that layer's real routing scores it.
+    predicted: Vec<Vec<u32>>,
+    layers: Vec<LayerLookahead>,
+}
+
+impl Lookahead {
+    /// Look-ahead over `n_layer` MoE layers, on if `asked`.
+    pub fn new(asked: bool, n_layer: usize) -> Self {
+        Self {
+            on: asked,
+            off_reason: None,
+            predicted: vec![Vec::new(); n_layer],
+            layers: vec![Default::default(); n_layer],
+        }
+    }
+
+    /// Whether predictions are wanted.
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Why the rule switched look-ahead off, if it did.
+    pub fn off_reason(&self) -> Option<&str> {
+        self.off_reason.as_deref()
+    }
+
+    /// Per MoE layer figures.
+    pub fn layers(&self) -> &[LayerLookahead] {
+        &self.layers
+    }
+
+    /// Sums over the layers.
+    pub fn totals(&self) -> LayerLookahead {
+        let mut t = LayerLookahead::default();
+        for l in &self.layers {
+            t.real_with_prediction += l.real_with_prediction;
+            t.predicted_real += l.predicted_real;
+            t.spec_entries += l.spec_entries;
+            t.spec_useful += l.spec_useful;
+        }
+        t
+    }
+
+    /// A prediction of `layer`'s experts arrived; whether its speculative reads may be issued.
+    pub fn predict(&mut self, layer: u32, experts: &[u32]) -> bool {
+        self.predicted[layer as usize] = experts.to_vec();
+        !self.layers[layer as usize].off
+    }
+
+    /// `layer`'s real routing: scores the prediction made for it, if any.
+    pub fn score(&mut self, layer: u32, experts: &[u32]) {
+        let pred = std::mem::take(&mut self.predicted[layer as usize]);
+        if pred.is_empty() {
+            return;
+        }
+        let la = &mut self.layers[layer as usize];
+        la.real_with_prediction += experts.len() as u64;
+        la.predicted_real += experts.iter().filter(|e| pred.contains(e)).count() as u64;
+    }
+
+    /// `n` entries of `layer` were read speculatively.
+    pub fn read_ahead(&mut self, layer: u32, n: u64) {
+        self.layers[layer as usize].spec_entries += n;
+    }
+
+    /// A speculative entry of `layer` was then routed.
+    pub fn used(&mut self, layer: u32) {
+        self.layers[layer as usize].spec_useful += 1;
+    }
+
+    /// The rule (see the module docs), applied between steps.
+    pub fn judge(&mut self) {
+        if !self.on {
+            return;
+        }
+        for la in &mut self.layers {
+            if !la.off && la.spec_entries >= LOOKAHEAD_JUDGE_LAYER && la.spec_useful * 4 < la.spec_entries {
+                la.off = true;
+            }
+        }
+        let st = self.totals();
+        if st.spec_entries >= LOOKAHEAD_JUDGE_MODEL && st.spec_useful * 4 < st.spec_entries {
+            self.on = false;
+            self.off_reason = Some(format!(
+                "useful share {:.0} % < 25 % after {} speculative entries",
+                100.0 * st.spec_useful as f64 / st.spec_entries as f64,
+                st.spec_entries
+            ));
+        } else if self.layers.iter().any(|la| la.off)
+            && self.layers.iter().filter(|la| la.real_with_prediction > 0).all(|la| la.off)
+        {
+            self.on = false;
+            self.off_reason = Some(format!(
+                "every layer's useful share < 25 % (after {} speculative entries, {:.0} % useful)",
+                st.spec_entries,
+                100.0 * st.spec_useful as f64 / st.spec_entries.max(1) as f64
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_goes_off_under_a_quarter_useful_and_the_model_when_all_do() {
+        let mut la = Lookahead::new(true, 2);
+        la.predict(0, &[1, 2]);
+        la.score(0, &[2, 3]);
+        assert_eq!(la.layers()[0].accuracy_pct(), Some(50.0));
+        la.read_ahead(0, LOOKAHEAD_JUDGE_LAYER);
+        for _ in 0..3 {
+            la.used(0);
+        }
+        la.judge();
+        assert!(la.layers()[0].off && !la.on(), "3 of 16 useful, and the only predicted layer");
+        assert!(la.off_reason().unwrap().starts_with("every layer's useful share"));
+        // A quarter useful keeps it on.
+        let mut la = Lookahead::new(true, 1);
+        la.predict(0, &[1]);
+        la.score(0, &[1]);
+        la.read_ahead(0, LOOKAHEAD_JUDGE_LAYER);
+        for _ in 0..4 {
+            la.used(0);
+        }
+        la.judge();
+        assert!(la.on() && !la.layers()[0].off);
+    }
+
+    #[test]
+    fn the_model_goes_off_after_enough_useless_entries() {
+        let mut la = Lookahead::new(true, 8);
+        for l in 0..8 {
+            la.predict(l, &[0]);
+            la.score(l, &[1]);
+            la.read_ahead(l, LOOKAHEAD_JUDGE_MODEL / 8);
+        }
+        la.judge();
+        assert!(!la.on());
+        assert!(la.off_reason().unwrap().starts_with("useful share 0 %"), "{:?}", la.off_reason());
+    }
+}

@@ -1,0 +1,366 @@
+//! What a generation measured, in the forms the telemetry contract names (DESIGN.md): one
+//! [`Row`] per token (`--progress` JSON, `--csv` rows), and a [`Summary`] at the end (the
+//! `generation:`, `compute:`, `moe-stream:`, `moe-cache:` and `moe-overlap:` lines, the `--json`
+//! object, the CSV `# summary` line). Built here, once, so that every front end (the CLI, the
+//! server, a notebook) reports the same figures under the same names; front ends only choose
+//! where to print them.
+//!
+//! A figure that was not measured is `None` here, `null` in JSON and `unmeasured` in text and
+//! CSV, never 0.
+
+use serde_json::{json, Value};
+
+use crate::session::{Generation, Telemetry, Token};
+use crate::stream::LayerLookahead;
+
+/// Bytes in a MiB, as a float for reports.
+pub const MIB: f64 = (1u64 << 20) as f64;
+
+/// The CSV header of the per-token rows.
+pub const CSV_HEADER: &str =
+    "token,phase,wall_ms,io_ms,stall_ms,manage_ms,compute_ms,read_bytes,spec_bytes,hit_pct,majflt";
+
+/// This process's CPU seconds (user + system) and major page faults so far.
+pub fn rusage() -> (f64, u64) {
+    let ru = self_rusage();
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    (t(ru.ru_utime) + t(ru.ru_stime), ru.ru_majflt as u64)
+}
+
+/// Peak resident set of this process, bytes.
+pub fn max_rss() -> u64 {
+    self_rusage().ru_maxrss as u64 * 1024
+}
+
+fn self_rusage() -> libc::rusage {
+    // SAFETY: getrusage fills the struct we pass; RUSAGE_SELF is always valid.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    ru
+}
+
+/// One token's share of the counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Row {
+    pub wall_s: f64,
+    pub io_s: Option<f64>,
+    pub manage_s: Option<f64>,
+    pub compute_s: Option<f64>,
+    pub read_bytes: Option<u64>,
+    /// Of which read speculatively (look-ahead).
+    pub spec_bytes: Option<u64>,
+    pub hits: Option<u64>,
+    pub misses: Option<u64>,
+    pub routed_bytes: Option<u64>,
+    pub majflt: u64,
+}
+
+impl Row {
+    /// The counters that moved from `a` to `b`, in `wall_s` seconds with `majflt` faults.
+    pub fn between(a: &Telemetry, b: &Telemetry, wall_s: f64, majflt: u64) -> Self {
+        let (pa, pb) = (a.provider.unwrap_or_default(), b.provider);
+        Row {
+            wall_s,
+            io_s: pb.map(|p| p.io_s - pa.io_s),
+            manage_s: pb.map(|p| p.manage_s - pa.manage_s),
+            compute_s: b.compute_s.map(|c| c - a.compute_s.unwrap_or(0.0)),
+            read_bytes: pb.map(|p| p.bytes_read - pa.bytes_read),
+            spec_bytes: pb.map(|p| p.spec_bytes - pa.spec_bytes),
+            hits: pb.map(|p| p.hits - pa.hits),
+            misses: pb.map(|p| p.misses - pa.misses),
+            routed_bytes: pb.map(|p| p.routed_bytes - pa.routed_bytes),
+            majflt,
+        }
+    }
+
+    /// Hits of the routed experts, %, when any were routed.
+    pub fn hit_pct(&self) -> Option<f64> {
+        let (h, m) = (self.hits?, self.misses?);
+        (h + m > 0).then(|| h as f64 / (h + m) as f64 * 100.0)
+    }
+
+    /// The `--progress` line of token `index`.
+    pub fn json(&self, index: usize, phase: &str) -> Value {
+        let ms = |x: Option<f64>| x.map(|v| v * 1e3);
+        json!({
+            "token": index, "phase": phase, "wall_ms": self.wall_s * 1e3, "io_ms": ms(self.io_s),
+            "stall_ms": ms(self.io_s), "manage_ms": ms(self.manage_s), "compute_ms": ms(self.compute_s),
+            "read_bytes": self.read_bytes, "spec_bytes": self.spec_bytes, "hit_pct": self.hit_pct(),
+            "majflt": self.majflt,
+        })
+    }
+
+    /// The CSV row of token `index` (columns of [`CSV_HEADER`]).
+    pub fn csv(&self, index: usize, phase: &str) -> String {
+        let f = |x: Option<f64>| x.map_or("unmeasured".to_string(), |v| format!("{:.3}", v * 1e3));
+        format!(
+            "{index},{phase},{:.3},{},{},{},{},{},{},{},{}",
+            self.wall_s * 1e3,
+            f(self.io_s),
+            f(self.io_s),
+            f(self.manage_s),
+            f(self.compute_s),
+            self.read_bytes.map_or("unmeasured".into(), |b| b.to_string()),
+            self.spec_bytes.map_or("unmeasured".into(), |b| b.to_string()),
+            self.hit_pct().map_or("unmeasured".into(), |h| format!("{h:.1}")),
+            self.majflt
+        )
+    }
+}
+
+/// Sums over the decode steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Totals {
+    pub io_s: f64,
+    pub manage_s: f64,
+    pub compute_s: f64,
+    pub read_bytes: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub routed_bytes: u64,
+}
+
+impl Totals {
+    /// Add one token's row.
+    pub fn add(&mut self, r: &Row) {
+        self.io_s += r.io_s.unwrap_or(0.0);
+        self.manage_s += r.manage_s.unwrap_or(0.0);
+        self.compute_s += r.compute_s.unwrap_or(0.0);
+        self.read_bytes += r.read_bytes.unwrap_or(0);
+        self.hits += r.hits.unwrap_or(0);
+        self.misses += r.misses.unwrap_or(0);
+        self.routed_bytes += r.routed_bytes.unwrap_or(0);
+    }
+}
+
+/// Measures a generation token by token: feed it every [`Token`], in order, and it returns each
+/// token's [`Row`] and keeps the decode steps' sums, CPU time and faults.
+#[derive(Clone, Debug)]
+pub struct Meter {
+    prev: Telemetry,
+    prev_flt: u64,
+    cpu_at: f64,
+    /// CPU seconds and major faults of the decode steps (tokens after the first).
+    pub cpu_decode: f64,
+    pub flt_decode: u64,
+    /// Sums over the decode steps.
+    pub decode: Totals,
+}
+
+impl Meter {
+    /// A meter starting from the engine's counters `now`.
+    pub fn start(now: Telemetry) -> Self {
+        let (cpu, flt) = rusage();
+        Self { prev: now, prev_flt: flt, cpu_at: cpu, cpu_decode: 0.0, flt_decode: 0, decode: Totals::default() }
+    }
+
+    /// The next token: its row (its index 0 is the prefill's).
+    pub fn token(&mut self, t: &Token) -> Row {
+        let (cpu, flt) = rusage();
+        let row = Row::between(&self.prev, &t.telemetry, t.step_s, flt - self.prev_flt);
+        if t.index > 0 {
+            self.decode.add(&row);
+            self.cpu_decode += cpu - self.cpu_at;
+            self.flt_decode += flt - self.prev_flt;
+        }
+        self.cpu_at = cpu;
+        self.prev_flt = flt;
+        self.prev = t.telemetry;
+        row
+    }
+}
+
+/// What a streaming engine reports besides counters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamFigures {
+    /// The cache's true size (the pool), MiB.
+    pub budget_mib: f64,
+    /// One token's worst-case expert cycle at the top-k applied, MiB.
+    pub cycle_mib: f64,
+    /// Overlap (`--overlap`) on: the look-ahead figures follow.
+    pub overlap: bool,
+    /// Why look-ahead switched itself off, if it did.
+    pub lookahead_off: Option<String>,
+    /// Per MoE layer look-ahead figures.
+    pub lookahead_layers: Vec<LayerLookahead>,
+}
+
+/// Everything the end of a generation reports.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// The lines after the text, in order (`prefill:`, `generation:`, …), without `load:`.
+    pub lines: Vec<String>,
+    /// The `--json` object (keys sorted).
+    pub json: serde_json::Map<String, Value>,
+}
+
+/// The inputs of a [`Summary`].
+#[derive(Clone, Copy, Debug)]
+pub struct SummaryInputs<'a> {
+    pub generation: &'a Generation,
+    pub meter: &'a Meter,
+    /// The engine's counters at the end.
+    pub end: &'a Telemetry,
+    pub threads: usize,
+    /// Bytes of the graph buffers, for our decoder.
+    pub graph_bytes: Option<usize>,
+    /// Streaming only.
+    pub stream: Option<&'a StreamFigures>,
+}
+
+impl Summary {
+    /// The summary of a generation.
+    pub fn new(i: SummaryInputs<'_>) -> Self {
+        let gen = i.generation;
+        let (meter, decode) = (i.meter, &i.meter.decode);
+        let threads = i.threads;
+        let mut lines = Vec::new();
+        let prompt = gen.prompt_tokens;
+        lines.push(format!(
+            "prefill: {} tokens in {:.3} s, {:.1} tok/s",
+            prompt,
+            gen.prefill_s,
+            prompt as f64 / gen.prefill_s.max(1e-9)
+        ));
+        let steps = gen.step_s.len();
+        let decode_s: f64 = gen.step_s.iter().sum();
+        let mut summary = serde_json::Map::new();
+        summary.insert("tokens".into(), json!(gen.tokens.len()));
+        summary.insert("prompt_tokens".into(), json!(prompt));
+        summary.insert("prefill_tok/s".into(), json!(prompt as f64 / gen.prefill_s.max(1e-9)));
+        let per = |x: f64| if steps > 0 { json!(x / steps as f64) } else { Value::Null };
+        summary.insert("s/tok".into(), per(decode_s));
+        summary.insert("tok/s".into(), if steps > 0 { json!(steps as f64 / decode_s.max(1e-9)) } else { Value::Null });
+        if steps > 0 {
+            lines.push(format!(
+                "generation: {} tokens, {:.4} s/token, {:.2} tok/s",
+                gen.tokens.len(),
+                decode_s / steps as f64,
+                steps as f64 / decode_s.max(1e-9)
+            ));
+            lines.push(format!(
+                "compute: CPU occupancy {:.0} % of {threads} threads, major faults/token {:.1}",
+                100.0 * meter.cpu_decode / (decode_s.max(1e-9) * threads as f64),
+                meter.flt_decode as f64 / steps as f64
+            ));
+        } else {
+            lines.push(format!("generation: {} tokens, s/token unmeasured (fewer than two tokens)", gen.tokens.len()));
+        }
+        summary.insert("majflt/tok".into(), per(meter.flt_decode as f64));
+        let rss = max_rss() as f64 / MIB;
+        summary.insert("max_rss_MiB".into(), json!(rss));
+        lines.push(format!(
+            "memory: max RSS {rss:.0} MiB{}",
+            i.graph_bytes.map_or(String::new(), |g| format!(" (graph buffers {:.0} MiB)", g as f64 / MIB))
+        ));
+        let mib = |b: u64| b as f64 / MIB;
+        match (i.end.provider, i.stream) {
+            (Some(p), Some(si)) => {
+                let read = mib(decode.read_bytes);
+                let hits = decode.hits as f64 / ((decode.hits + decode.misses).max(1)) as f64 * 100.0;
+                let measured = steps > 0;
+                if measured {
+                    lines.push(format!(
+                        "moe-stream: read {read:.1} MiB in decode ({:.2} MiB/token); decode time: compute {:.3} s, cache \
+                         management {:.3} s, I/O wait (stall) {:.3} s, other {:.3} s; {} while reading",
+                        read / steps as f64,
+                        decode.compute_s,
+                        decode.manage_s,
+                        decode.io_s,
+                        (decode_s - decode.compute_s - decode.manage_s - decode.io_s).max(0.0),
+                        if decode.io_s > 0.0 {
+                            format!("{:.0} MiB/s", read / decode.io_s)
+                        } else {
+                            "unmeasured (no reads)".into()
+                        },
+                    ));
+                    lines.push(format!(
+                        "moe-cache: hit {hits:.1} % in decode ({:.1} % overall); resident {:.0} MiB of {:.0} MiB; evictions {}",
+                        p.hits as f64 / ((p.hits + p.misses).max(1)) as f64 * 100.0,
+                        mib(p.resident_bytes),
+                        si.budget_mib,
+                        p.evictions
+                    ));
+                }
+                summary.insert("read_MiB".into(), json!(read));
+                summary.insert("cache_hit_pct".into(), if measured { json!(hits) } else { Value::Null });
+                summary.insert("token_demand_MiB".into(), per(mib(decode.routed_bytes)));
+                summary.insert(
+                    "layer_demand_MiB".into(),
+                    if measured { json!(mib(p.max_layer_routed_bytes)) } else { Value::Null },
+                );
+                summary.insert("cache_budget_MiB".into(), json!(si.budget_mib));
+                summary.insert("cache_cycle_mb".into(), json!(si.cycle_mib));
+                summary.insert("stall_s/tok".into(), per(decode.io_s));
+                summary.insert(
+                    "read_MiB/s".into(),
+                    if decode.io_s > 0.0 { json!(read / decode.io_s) } else { Value::Null },
+                );
+                summary.insert("evictions".into(), json!(p.evictions));
+                if si.overlap {
+                    let acc = (p.real_with_prediction > 0)
+                        .then(|| 100.0 * p.predicted_real as f64 / p.real_with_prediction as f64);
+                    let useful = (p.spec_entries > 0).then(|| 100.0 * p.spec_useful as f64 / p.spec_entries as f64);
+                    let by_layer: Vec<Option<f64>> = si.lookahead_layers.iter().map(|l| l.accuracy_pct()).collect();
+                    let mut sorted: Vec<f64> = by_layer.iter().flatten().copied().collect();
+                    sorted.sort_by(f64::total_cmp);
+                    let spread = match (sorted.first(), sorted.get(sorted.len() / 2), sorted.last()) {
+                        (Some(lo), Some(mid), Some(hi)) => {
+                            format!(" (per layer min/median/max {lo:.0}/{mid:.0}/{hi:.0} %)")
+                        }
+                        _ => String::new(),
+                    };
+                    let n_off = si.lookahead_layers.iter().filter(|l| l.off).count();
+                    lines.push(format!(
+                        "moe-overlap: stall {:.4} s/token; look-ahead accuracy {}{spread}, speculative {:.1} MiB ({} \
+                         entries, {} useful); reads off in {n_off} of {} layers{}",
+                        if steps > 0 { decode.io_s / steps as f64 } else { 0.0 },
+                        acc.map_or("unmeasured".into(), |a| format!("{a:.1} %")),
+                        mib(p.spec_bytes),
+                        p.spec_entries,
+                        useful.map_or("unmeasured".into(), |u| format!("{u:.1} %")),
+                        si.lookahead_layers.len(),
+                        si.lookahead_off
+                            .as_ref()
+                            .map_or(String::new(), |why| format!("; look-ahead switched off: {why}")),
+                    ));
+                    summary.insert("lookahead_accuracy_by_layer".into(), json!(by_layer));
+                    summary.insert("lookahead_layers_off".into(), json!(n_off));
+                    summary.insert("lookahead_accuracy_pct".into(), acc.map_or(Value::Null, |a| json!(a)));
+                    summary.insert("spec_MiB".into(), json!(mib(p.spec_bytes)));
+                    summary.insert("spec_useful_pct".into(), useful.map_or(Value::Null, |u| json!(u)));
+                }
+            }
+            _ => {
+                for k in [
+                    "read_MiB",
+                    "cache_hit_pct",
+                    "token_demand_MiB",
+                    "layer_demand_MiB",
+                    "cache_budget_MiB",
+                    "stall_s/tok",
+                ] {
+                    summary.insert(k.into(), Value::Null);
+                }
+                summary.insert("cache_cycle_mb".into(), i.stream.map_or(Value::Null, |s| json!(s.cycle_mib)));
+            }
+        }
+        Self { lines, json: summary }
+    }
+
+    /// The CSV file's last line: `# summary key=value …` (`unmeasured` for null).
+    pub fn csv_line(&self) -> String {
+        let fields: Vec<String> = self
+            .json
+            .iter()
+            .map(|(k, v)| format!("{k}={}", if v.is_null() { "unmeasured".into() } else { v.to_string() }))
+            .collect();
+        format!("# summary {}", fields.join(" "))
+    }
+
+    /// The `--json` object as one line.
+    pub fn json_line(&self) -> String {
+        Value::Object(self.json.clone()).to_string()
+    }
+}
