@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
-use bmoe::engine::cache::replay::{self, AccessStream, PinScope, ReplayReport};
+use bmoe::engine::cache::replay::{AccessStream, PinScope, ReplayReport};
+use bmoe::engine::cache::research::{self, ReplayPolicy};
 use bmoe::engine::cache::trace::RouteTrace;
-use bmoe::engine::cache::CachePolicy;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -36,10 +36,10 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let trace = RouteTrace::read(&args.trace)?;
     let stream = AccessStream::from_trace(&trace, args.k).context("building the access stream")?;
-    let policies: Vec<CachePolicy> = if args.policy.trim() == "all" {
-        CachePolicy::all()
+    let policies: Vec<ReplayPolicy> = if args.policy.trim() == "all" {
+        ReplayPolicy::all()
     } else {
-        args.policy.split(',').map(|s| s.parse::<CachePolicy>()).collect::<Result<_, _>>()?
+        args.policy.split(',').map(|s| s.parse::<ReplayPolicy>()).collect::<Result<_, _>>()?
     };
     if args.budget_mb.is_empty() {
         bail!("--budget-mb: no budgets");
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut reports: Vec<ReplayReport> = Vec::new();
     for &p in &policies {
         for &mb in &args.budget_mb {
-            reports.push(replay::replay(&stream, mb << 20, p, scope));
+            reports.push(research::replay(&stream, mb << 20, p, scope));
         }
     }
     if args.json {
@@ -76,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.plot {
         let title = format!("{} top-{}: decode hit % vs budget (cycle {:.0} MiB)", trace.header.arch, stream.k, cycle);
-        std::fs::write(path, bmoe::engine::cache::plot::svg(&title, &policies, &args.budget_mb, &reports, cycle))
+        std::fs::write(path, research::plot::svg(&title, &policies, &args.budget_mb, &reports, cycle))
             .with_context(|| format!("writing {}", path.display()))?;
         eprintln!("replay: plot written to {}", path.display());
     }

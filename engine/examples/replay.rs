@@ -6,9 +6,9 @@
 
 use std::process::ExitCode;
 
-use bmoe_engine::cache::replay::{self, AccessStream, PinScope, ReplayReport};
+use bmoe_engine::cache::replay::{AccessStream, PinScope, ReplayReport};
+use bmoe_engine::cache::research::{self, ReplayPolicy};
 use bmoe_engine::cache::trace::RouteTrace;
-use bmoe_engine::cache::CachePolicy;
 
 fn main() -> ExitCode {
     match run() {
@@ -44,10 +44,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::path::PathBuf::from(trace.ok_or("usage: replay TRACE [--budget-mb ..] [--policy ..]")?);
     let trace = RouteTrace::read(&path)?;
     let stream = AccessStream::from_trace(&trace, k)?;
-    let policies: Vec<CachePolicy> = if policy.trim() == "all" {
-        CachePolicy::all()
+    let policies: Vec<ReplayPolicy> = if policy.trim() == "all" {
+        ReplayPolicy::all()
     } else {
-        policy.split(',').map(|s| s.parse::<CachePolicy>()).collect::<Result<_, _>>()?
+        policy.split(',').map(|s| s.parse::<ReplayPolicy>()).collect::<Result<_, _>>()?
     };
     let scope = if pin_token { PinScope::Token } else { PinScope::Layer };
     eprintln!(
@@ -67,7 +67,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut reports = Vec::new();
     for &p in &policies {
         for &mb in &budgets {
-            let r = replay::replay(&stream, mb << 20, p, scope);
+            let r = research::replay(&stream, mb << 20, p, scope);
             println!("{}", if json { r.json_line() } else { r.table_row() });
             reports.push(r);
         }
@@ -75,7 +75,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(path) = plot {
         let cycle = stream.geom.cycle_bytes(stream.k) as f64 / (1u64 << 20) as f64;
         let title = format!("{} top-{}: decode hit % vs budget (cycle {:.0} MiB)", trace.header.arch, stream.k, cycle);
-        std::fs::write(&path, bmoe_engine::cache::plot::svg(&title, &policies, &budgets, &reports, cycle))?;
+        std::fs::write(&path, research::plot::svg(&title, &policies, &budgets, &reports, cycle))?;
         eprintln!("replay: plot written to {path}");
     }
     Ok(())

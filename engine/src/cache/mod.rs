@@ -19,13 +19,10 @@
 //! budget (a budget under one layer's top-k) overflows the budget rather than failing; the
 //! overflow is counted ([`Counters::overflows`]) and the streamer's cliff guard warns of it.
 
-pub mod bound;
-pub mod fifo;
-pub mod learned;
-pub mod oracle;
-pub mod plot;
 pub mod policy;
 pub mod replay;
+#[cfg(feature = "research")]
+pub mod research;
 pub mod trace;
 
 pub use policy::{CachePolicy, Policy};
@@ -528,5 +525,5 @@ impl ExpertCache {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "research"))]
 mod tests;

@@ -192,13 +192,10 @@ impl ReplayReport {
     }
 }
 
-/// Replay `stream` through a cache of `budget` bytes evicting by `policy` (for
-/// [`CachePolicy::Bound`]: compute the bound instead; `scope` does not apply to it).
+/// Replay `stream` through a cache of `budget` bytes evicting by shipped `policy` (the research
+/// variants, oracles and the bound: `cache::research::replay`).
 pub fn replay(stream: &AccessStream, budget: u64, policy: CachePolicy, scope: PinScope) -> ReplayReport {
-    match policy.build_offline(&stream.sequence) {
-        Some(p) => replay_with(stream, budget, p, scope),
-        None => super::bound::replay(stream, budget),
-    }
+    replay_with(stream, budget, policy.build().expect("shipped policies always build"), scope)
 }
 
 /// Replay with an already-built policy object.

@@ -1,7 +1,8 @@
 //! Replays pinned on tiny hand-checkable traces, and the pin/budget property.
 
 use super::policy::{Decay, DecayParams};
-use super::replay::{replay, replay_with, AccessStream, PinScope};
+use super::replay::{replay_with, AccessStream, PinScope};
+use super::research::{replay, ReplayPolicy};
 use super::trace::RouteTrace;
 use super::*;
 
@@ -122,16 +123,22 @@ fn hd_learns_to_keep_the_recurring_entry() {
 
 #[test]
 fn policy_names_round_trip_and_default() {
+    for p in ReplayPolicy::all() {
+        assert_eq!(p.name().parse::<ReplayPolicy>().unwrap(), p);
+    }
     for p in CachePolicy::all() {
         assert_eq!(p.name().parse::<CachePolicy>().unwrap(), p);
+        assert_eq!(p.name().parse::<ReplayPolicy>().unwrap(), ReplayPolicy::Shipped(p));
     }
     assert_eq!(CachePolicy::DEFAULT.name(), "hd");
-    assert!("nope".parse::<CachePolicy>().is_err());
-    assert!(CachePolicy::Belady.build().is_err());
-    let names: std::collections::HashSet<_> = CachePolicy::all().iter().map(|p| p.name()).collect();
-    assert_eq!(names.len(), CachePolicy::all().len());
-    for p in CachePolicy::all() {
-        assert_eq!(p.build().is_err(), p.is_offline(), "{p}");
+    assert!("nope".parse::<ReplayPolicy>().is_err());
+    // The run flag takes the shipped policies only, and lists only them.
+    let e = "belady".parse::<CachePolicy>().unwrap_err().to_string();
+    assert_eq!(e, "unknown cache policy `belady` (known: lru, lfu, per-layer, decay, hd)");
+    let names: std::collections::HashSet<_> = ReplayPolicy::all().iter().map(|p| p.name()).collect();
+    assert_eq!(names.len(), ReplayPolicy::all().len());
+    for p in ReplayPolicy::all() {
+        assert_eq!(p.build_offline(&[]).is_none(), p == ReplayPolicy::Bound, "{p}");
     }
 }
 
@@ -185,7 +192,7 @@ mod prop {
         ) {
             let n_expert = 6;
             let geom = Geometry::new(n_expert, sizes.clone()).unwrap();
-            let all = CachePolicy::all();
+            let all = ReplayPolicy::all();
             let policy = all[pol % all.len()];
             let seq: Vec<EntryId> = routing
                 .iter()
@@ -343,7 +350,7 @@ fn bound_hand_checked_bypass() {
 fn bound_does_not_count_prefill() {
     let rows = [(0, 1, 0, 0, 0), (1, 0, 0, 0, 1), (1, 1, 0, 0, 1), (1, 1, 1, 0, 1), (1, 1, 2, 0, 0)];
     let s = trace_rows(4, &[100], &rows);
-    let r = replay(&s, 100, CachePolicy::Bound, PinScope::Layer);
+    let r = replay(&s, 100, ReplayPolicy::Bound, PinScope::Layer);
     assert_eq!(r.counters.prefill.hits, 0);
     assert_eq!(r.counters.decode.hits, exhaustive_optimum(&s, 100));
     assert_eq!(r.counters.decode.hits, 2, "1 is kept from the prompt: its two decode accesses hit");
@@ -383,7 +390,7 @@ mod bound_prop {
         #[test]
         fn bound_is_the_exact_optimum_of_the_relaxation(rows in rows_strategy(2, 4), room in 1u64..5) {
             let s = trace_rows(4, &[100, 100], &rows);
-            let r = replay(&s, room * 100 + 50, CachePolicy::Bound, PinScope::Layer);
+            let r = replay(&s, room * 100 + 50, ReplayPolicy::Bound, PinScope::Layer);
             prop_assert_eq!(r.counters.decode.hits, exhaustive_optimum(&s, room * 100 + 50));
         }
 
@@ -395,10 +402,10 @@ mod bound_prop {
         #[test]
         fn bound_is_above_every_policy(rows in rows_strategy(2, 4), budget in 100u64..500, token in any::<bool>()) {
             let s = trace_rows(4, &[100, 130], &rows);
-            let bound = replay(&s, budget, CachePolicy::Bound, PinScope::Layer).counters.decode.hits;
+            let bound = replay(&s, budget, ReplayPolicy::Bound, PinScope::Layer).counters.decode.hits;
             prop_assert!(exhaustive_optimum(&s, budget) <= bound);
             let scope = if token { PinScope::Token } else { PinScope::Layer };
-            for p in CachePolicy::all() {
+            for p in ReplayPolicy::all() {
                 let c = replay(&s, budget, p, scope).counters;
                 prop_assert!(c.overflows > 0 || c.decode.hits <= bound, "{p}: {} > bound {bound}", c.decode.hits);
             }

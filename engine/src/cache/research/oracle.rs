@@ -12,8 +12,8 @@
 //! Replay only (like `belady`). Token passes are recovered from the access sequence: a layer
 //! lower than the previous access's starts a new pass (a prompt token or a decode token).
 
-use super::policy::Policy;
-use super::{Access, EntryId, Geometry, Phase, Pins, Position};
+use crate::cache::policy::Policy;
+use crate::cache::{Access, EntryId, Geometry, Phase, Pins, Position};
 
 /// A partial oracle over an access sequence; see the module documentation.
 #[derive(Debug)]

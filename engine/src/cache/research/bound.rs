@@ -33,8 +33,8 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use super::replay::{AccessStream, ReplayReport};
-use super::{Counters, Phase};
+use crate::cache::replay::{AccessStream, ReplayReport};
+use crate::cache::{Counters, Phase};
 
 /// The policy name replays and plots show.
 pub const NAME: &str = "opt-bound";

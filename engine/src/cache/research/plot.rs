@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::replay::ReplayReport;
-use super::CachePolicy;
+use super::ReplayPolicy;
+use crate::cache::replay::ReplayReport;
 
 const COLORS: [&str; 10] =
     ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
@@ -11,7 +11,7 @@ const COLORS: [&str; 10] =
 /// A small hand-written SVG line chart of decode hit % against budget MiB, one line per policy
 /// (offline ones dashed), with the token cycle marked: what `bmoe replay --plot` and the replay
 /// example write.
-pub fn svg(title: &str, policies: &[CachePolicy], budgets: &[u64], reports: &[ReplayReport], cycle: f64) -> String {
+pub fn svg(title: &str, policies: &[ReplayPolicy], budgets: &[u64], reports: &[ReplayReport], cycle: f64) -> String {
     let (w, h, ml, mr, mt, mb) = (720.0, 440.0, 60.0, 150.0, 40.0, 50.0);
     let xmax = budgets.iter().copied().max().unwrap_or(1).max(1) as f64;
     let x = |mb: f64| ((ml + (w - ml - mr) * mb / xmax) * 10.0).round() / 10.0;

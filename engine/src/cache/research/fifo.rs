@@ -8,8 +8,8 @@
 
 use std::collections::VecDeque;
 
-use super::policy::{Lists, Policy, NIL};
-use super::{Access, EntryId, Geometry, Pins, Position};
+use crate::cache::policy::{Lists, Policy, NIL};
+use crate::cache::{Access, EntryId, Geometry, Pins, Position};
 
 const SMALL: usize = 0;
 const MAIN: usize = 1;

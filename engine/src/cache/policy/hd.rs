@@ -29,8 +29,8 @@
 //! table rebuild is amortised over a token, and the victim search ranks up to 128 candidates
 //! per missing layer (at most once per layer): a few hundred ns, 2-3x `decay`.
 
-use super::policy::{Policy, PrioSet};
-use super::{Access, EntryId, Geometry, Phase, Pins, Position};
+use super::{Policy, PrioSet};
+use crate::cache::{Access, EntryId, Geometry, Phase, Pins, Position};
 
 /// Parameters of [`HitDensity`].
 #[derive(Clone, Copy, Debug, PartialEq)]
