@@ -319,6 +319,18 @@ impl<W: Write> TraceWriter<W> {
     }
 }
 
+/// `s` as a message may echo it: at most 64 characters, control characters escaped, and the
+/// length said when cut (an untrusted field can be megabytes of anything).
+pub fn excerpt(s: &str) -> String {
+    const MAX: usize = 64;
+    let mut out: String = s.chars().take(MAX).flat_map(char::escape_debug).collect();
+    let n = s.chars().count();
+    if n > MAX {
+        out.push_str(&format!("… ({n} characters)"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,16 +393,4 @@ turn,phase,step,layer,slot,expert,weight,residency,expert_bytes\n\
         assert_eq!(parse_err_line(&bad_header).0, 5);
         assert!(parse_err_line("# route_trace v1\n").1.contains("no CSV header"));
     }
-}
-
-/// `s` as a message may echo it: at most 64 characters, control characters escaped, and the
-/// length said when cut (an untrusted field can be megabytes of anything).
-pub fn excerpt(s: &str) -> String {
-    const MAX: usize = 64;
-    let mut out: String = s.chars().take(MAX).flat_map(char::escape_debug).collect();
-    let n = s.chars().count();
-    if n > MAX {
-        out.push_str(&format!("… ({n} characters)"));
-    }
-    out
 }
