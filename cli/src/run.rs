@@ -444,9 +444,8 @@ fn list_archs() -> String {
          (experts read from the file into the cache):\n",
     );
     for a in bmoe::engine::model::ARCHS {
-        let presets: Vec<&str> = bmoe::engine::synth::PRESETS
-            .iter()
-            .copied()
+        let presets: Vec<&str> = bmoe::engine::synth::presets()
+            .into_iter()
             .filter(|p| bmoe::engine::synth::preset_arch(p).is_none_or(|x| x == a.name))
             .collect();
         let _ = writeln!(out, "{}", a.name);

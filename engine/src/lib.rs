@@ -21,9 +21,10 @@ pub mod ggml;
 pub mod ggml {
     #[path = "types.rs"]
     mod types;
-    pub use types::GgmlType;
+    pub use types::{GgmlType, RopeMode};
 }
 
+pub mod arch;
 pub mod cache;
 #[cfg(feature = "ffi")]
 pub mod decoder;

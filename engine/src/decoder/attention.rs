@@ -4,8 +4,8 @@
 //! mask and the recipe's sinks), the output projection and the residual. As llama.cpp's
 //! `build_qkv` + `build_attn` with the KV cache, node for node, so the bits agree.
 
-use super::arch::QkNorm;
 use super::{i32_bytes, input, Model};
+use crate::arch::QkNorm;
 use crate::error::Result;
 use crate::ggml::{Context, GgmlType, Graph, RopeMode, RopeParams, Tensor};
 

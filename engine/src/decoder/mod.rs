@@ -20,12 +20,11 @@
 //! expert where there is one, output norm, lm_head. The blocks are shared
 //! (`attention`, `moe`); what differs per architecture is data (`arch`).
 
-mod arch;
 mod attention;
 mod moe;
 mod replay;
 
-pub use arch::{recipe, Act, QkNorm, Recipe, SharedGate};
+pub use crate::arch::{Act, QkNorm, Recipe, SharedGate};
 pub use replay::RouteReplay;
 
 use std::collections::BTreeMap;
@@ -257,7 +256,7 @@ impl<P: ExpertProvider> Decoder<P> {
     /// See [`Decoder::open_resident`].
     pub fn new(index: &ModelIndex, dense: Arc<dyn DenseSource>, provider: P, opts: Options) -> Result<Self> {
         let mut hp = index.params.hp.clone();
-        let recipe = arch::recipe(index.params.arch);
+        let recipe = index.arch.recipe;
         if index.layers.len() != hp.n_layer as usize
             || index.layers.iter().enumerate().any(|(i, l)| l.layer as usize != i)
         {

@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use super::arch::{Act, SharedGate, OAI_ALPHA, OAI_LIMIT};
 use super::{i32_bytes, input, Model};
+use crate::arch::{Act, SharedGate, OAI_ALPHA, OAI_LIMIT};
 use crate::error::Result;
 use crate::ggml::{Context, GgmlType, Graph, Tensor};
 use crate::model::Gating;

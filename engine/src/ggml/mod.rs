@@ -16,9 +16,9 @@ mod selfcheck;
 mod types;
 
 pub use alloc::{GraphAllocator, TensorSet};
-pub use ops::{RopeMode, RopeParams};
+pub use ops::RopeParams;
 pub use selfcheck::{self_check, SelfCheck};
-pub use types::GgmlType;
+pub use types::{GgmlType, RopeMode};
 
 use std::ffi::CStr;
 use std::marker::PhantomData;

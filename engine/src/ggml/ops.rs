@@ -5,26 +5,8 @@
 //! returns [`Error::Shape`] or [`Error::Data`] instead. Operations only build
 //! graph nodes; nothing is computed until [`ThreadPool::compute`](super::ThreadPool::compute).
 
-use super::{Context, Error, GgmlType, Result, Tensor};
+use super::{Context, Error, GgmlType, Result, RopeMode, Tensor};
 use bmoe_ggml_sys as sys;
-
-/// RoPE layouts (`GGML_ROPE_TYPE_*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RopeMode {
-    /// Adjacent pairs rotate together (llama, mixtral).
-    Normal,
-    /// The two halves of each head rotate together (qwen2/3, gpt-oss).
-    Neox,
-}
-
-impl RopeMode {
-    fn raw(self) -> i32 {
-        match self {
-            RopeMode::Normal => 0,
-            RopeMode::Neox => 2, // GGML_ROPE_TYPE_NEOX (a #define, so not in the bindings)
-        }
-    }
-}
 
 /// Parameters of `ggml_rope_ext` besides the tensors.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -9,6 +9,25 @@ use std::fmt;
 #[cfg(feature = "ffi")]
 use bmoe_ggml_sys as sys;
 
+/// RoPE layouts (`GGML_ROPE_TYPE_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RopeMode {
+    /// Adjacent pairs rotate together (llama, mixtral).
+    Normal,
+    /// The two halves of each head rotate together (qwen2/3, gpt-oss).
+    Neox,
+}
+
+impl RopeMode {
+    /// The `mode` argument of `ggml_rope_ext`.
+    pub fn raw(self) -> i32 {
+        match self {
+            RopeMode::Normal => 0,
+            RopeMode::Neox => 2, // GGML_ROPE_TYPE_NEOX (a #define, so not in the bindings)
+        }
+    }
+}
+
 macro_rules! ggml_types {
     ($( $variant:ident = $id:literal, $name:literal, $blck:literal, $size:literal; )*) => {
         /// A ggml tensor element type (the `ggml_type` enum), as stored in GGUF files.

@@ -9,11 +9,10 @@
 //! any range is derived from it, so every range it hands out lies inside its shard file (the
 //! reader already checked each tensor's extent against the file length).
 
-mod arch;
+mod params;
 
-pub use arch::{
-    arch_spec, Arch, ArchParams, ArchSpec, Gating, MoeParams, MoeShape, Proj, Qwen3MoeParams, RopeScaling, ARCHS,
-};
+pub use crate::arch::{spec as arch_spec, ArchSpec, ARCHS};
+pub use params::{ArchParams, Gating, MoeParams, MoeShape, Proj, Qwen3MoeParams, RopeScaling};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -150,7 +149,7 @@ impl ModelIndex {
             arch: arch_name.to_string(),
             known: ARCHS.iter().map(|a| a.name).collect::<Vec<_>>().join(", "),
         })?;
-        let params = (arch.params)(file.metadata())?;
+        let params = arch.params(file.metadata())?;
         let shape = params.moe();
         let mut expert_names = HashSet::new();
         let mut layers = Vec::new();

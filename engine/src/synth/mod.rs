@@ -8,12 +8,13 @@
 //! or on how the model is split into shards. The `q4_k_m` mix follows llama.cpp's quantizer
 //! (`llama-quant.cpp`) so the bytes per expert equal those of the real model's Q4_K_M file.
 
-mod arch;
 pub mod blocks;
 pub mod skew;
 pub mod vocab;
 
-pub use arch::{Role, TensorSpec, SYNTH_ARCHS};
+pub use crate::arch::synth::{
+    Chat, Role, Shape, SynthArch, TensorSpec, CHATML, CHAT_TEMPLATE, HARMONY, HARMONY_TEMPLATE,
+};
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -29,9 +30,9 @@ use crate::gguf::{split_name, HeaderWriter, Value, ValueType};
 /// Why a synthetic model could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("synth: unknown architecture `{0}` (known: {known})", known = SYNTH_ARCHS.iter().map(|a| a.name).collect::<Vec<_>>().join(", "))]
+    #[error("synth: unknown architecture `{0}` (known: {known})", known = crate::arch::ARCHS.iter().map(|a| a.name).collect::<Vec<_>>().join(", "))]
     UnknownArch(String),
-    #[error("synth: unknown shape `{0}` (known: {known})", known = PRESETS.join(", "))]
+    #[error("synth: unknown shape `{0}` (known: {known})", known = presets().join(", "))]
     UnknownShape(String),
     #[error("synth: unknown quantisation `{0}` (known: f32, f16, q8_0, q4_k_m, mxfp4)")]
     UnknownQuant(String),
@@ -48,98 +49,25 @@ pub enum Error {
 /// Result alias of the generator.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// An architecture's generator entry: its tensors and metadata as functions of a shape.
-#[derive(Debug)]
-pub struct SynthArch {
-    pub name: &'static str,
-    pub tensors: fn(&Shape) -> Vec<TensorSpec>,
-    pub metadata: fn(&Shape) -> Vec<(String, Value)>,
-    /// Adapts a preset to what the architecture requires of its shape (olmoe: no GQA).
-    pub fit: fn(&mut Shape),
-    /// The tokenizer's special tokens, its pre-tokenizer and chat template.
-    pub chat: &'static Chat,
+/// The shapes that fit any architecture: `tiny` (~4 MiB at q4_k_m, for tests) and `small`
+/// (~250 MiB, for benchmarks).
+pub const GENERIC_PRESETS: &[&str] = &["tiny", "small"];
+
+/// Every preset shape name: the generic ones, then each architecture's real models.
+pub fn presets() -> Vec<&'static str> {
+    let mut v = GENERIC_PRESETS.to_vec();
+    v.extend(crate::arch::ARCHS.iter().flat_map(|a| a.presets.iter().map(|p| p.0)));
+    v
 }
-
-/// What a model's tokenizer carries for chatting: the specials its template uses, the
-/// pre-tokenizer name and the template (llama.cpp recognises a template by its markers and
-/// applies its built-in version of it).
-#[derive(Debug)]
-pub struct Chat {
-    pub specials: vocab::Specials,
-    pub pre: &'static str,
-    pub template: &'static str,
-}
-
-/// Qwen's ChatML.
-pub const CHATML: Chat = Chat { specials: vocab::CHATML, pre: "qwen2", template: CHAT_TEMPLATE };
-
-/// gpt-oss's harmony format, in the o200k_harmony vocabulary's pre-tokenizer.
-pub const HARMONY: Chat = Chat { specials: vocab::HARMONY, pre: "gpt-4o", template: HARMONY_TEMPLATE };
-
-/// A model shape.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Shape {
-    pub n_layer: u32,
-    pub n_embd: u64,
-    /// Dense FFN size recorded in metadata (`feed_forward_length`).
-    pub n_ff: u64,
-    pub n_ff_exp: u64,
-    /// Hidden size of the shared expert (0: none; qwen2moe).
-    pub n_ff_shexp: u64,
-    pub n_expert: u64,
-    pub n_expert_used: u64,
-    pub n_head: u64,
-    pub n_head_kv: u64,
-    pub head_dim: u64,
-    pub n_vocab: u64,
-    pub n_ctx: u64,
-    pub rope_base: f32,
-    pub rms_eps: f32,
-    /// Sliding-window size of the layers that slide (0: none; gpt-oss).
-    pub n_swa: u64,
-    /// YaRN RoPE scaling: factor and original context (gpt-oss: 32 from 4096).
-    pub yarn: Option<(f32, u64)>,
-}
-
-/// The chat template written into synthetic models (ChatML, as Qwen3's, without tools).
-pub const CHAT_TEMPLATE: &str = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + \
-    message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
-
-/// The chat template written into synthetic gpt-oss models: harmony, as gpt-oss's own
-/// template renders a conversation without a system prompt or tools (llama.cpp knows it as
-/// `gpt-oss` by its `<|start|>` and `<|channel|>` markers).
-pub const HARMONY_TEMPLATE: &str = "{% for message in messages %}{{ '<|start|>' + message['role'] + '<|message|>' + \
-    message['content'] + ('<|return|>' if message['role'] == 'assistant' else '<|end|>') }}{% endfor %}\
-    {% if add_generation_prompt %}{{ '<|start|>assistant' }}{% endif %}{# final answers: <|channel|>final #}";
-
-/// The preset shape names.
-pub const PRESETS: &[&str] = &[
-    "tiny",
-    "small",
-    "qwen3-30b-a3b",
-    "olmoe-1b-7b",
-    "mixtral-8x7b",
-    "qwen1.5-moe-a2.7b",
-    "gpt-oss-20b",
-    "gpt-oss-120b",
-];
 
 /// The architecture of a real model's preset (`None` for the generic shapes, which fit any).
 pub fn preset_arch(name: &str) -> Option<&'static str> {
-    match name {
-        "qwen3-30b-a3b" => Some("qwen3moe"),
-        "olmoe-1b-7b" => Some("olmoe"),
-        "mixtral-8x7b" => Some("llama"),
-        "qwen1.5-moe-a2.7b" => Some("qwen2moe"),
-        "gpt-oss-20b" | "gpt-oss-120b" => Some("gpt-oss"),
-        _ => None,
-    }
+    crate::arch::ARCHS.iter().find(|a| a.presets.iter().any(|p| p.0 == name)).map(|a| a.name)
 }
 
 /// The shape of preset `name`.
 pub fn preset(name: &str) -> Option<Shape> {
     Some(match name {
-        // ~4 MiB at q4_k_m: for tests.
         "tiny" => Shape {
             n_layer: 4,
             n_embd: 256,
@@ -158,7 +86,6 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_swa: 0,
             yarn: None,
         },
-        // ~250 MiB at q4_k_m.
         "small" => Shape {
             n_layer: 8,
             n_embd: 1024,
@@ -177,113 +104,8 @@ pub fn preset(name: &str) -> Option<Shape> {
             n_swa: 0,
             yarn: None,
         },
-        // Qwen3-30B-A3B as its config.json and llama.cpp's converter have it.
-        "qwen3-30b-a3b" => Shape {
-            n_layer: 48,
-            n_embd: 2048,
-            n_ff: 6144,
-            n_ff_exp: 768,
-            n_ff_shexp: 0,
-            n_expert: 128,
-            n_expert_used: 8,
-            n_head: 32,
-            n_head_kv: 4,
-            head_dim: 128,
-            n_vocab: 151_936,
-            n_ctx: 40_960,
-            rope_base: 1e6,
-            rms_eps: 1e-6,
-            n_swa: 0,
-            yarn: None,
-        },
-        // OLMoE-1B-7B (allenai/OLMoE-1B-7B-0924 config.json): 6.92B parameters, 1.28B active.
-        "olmoe-1b-7b" => Shape {
-            n_layer: 16,
-            n_embd: 2048,
-            n_ff: 1024,
-            n_ff_exp: 1024,
-            n_ff_shexp: 0,
-            n_expert: 64,
-            n_expert_used: 8,
-            n_head: 16,
-            n_head_kv: 16,
-            head_dim: 128,
-            n_vocab: 50_304,
-            n_ctx: 4096,
-            rope_base: 10_000.0,
-            rms_eps: 1e-5,
-            n_swa: 0,
-            yarn: None,
-        },
-        // Mixtral-8x7B (mistralai/Mixtral-8x7B-v0.1 config.json): 46.7B parameters, 12.9B active.
-        "mixtral-8x7b" => Shape {
-            n_layer: 32,
-            n_embd: 4096,
-            n_ff: 14_336,
-            n_ff_exp: 14_336,
-            n_ff_shexp: 0,
-            n_expert: 8,
-            n_expert_used: 2,
-            n_head: 32,
-            n_head_kv: 8,
-            head_dim: 128,
-            n_vocab: 32_000,
-            n_ctx: 32_768,
-            rope_base: 1e6,
-            rms_eps: 1e-5,
-            n_swa: 0,
-            yarn: None,
-        },
-        // Qwen1.5-MoE-A2.7B (Qwen/Qwen1.5-MoE-A2.7B config.json): 14.3B parameters, 2.7B active.
-        "qwen1.5-moe-a2.7b" => Shape {
-            n_layer: 24,
-            n_embd: 2048,
-            n_ff: 5632,
-            n_ff_exp: 1408,
-            n_ff_shexp: 5632,
-            n_expert: 60,
-            n_expert_used: 4,
-            n_head: 16,
-            n_head_kv: 16,
-            head_dim: 128,
-            n_vocab: 151_936,
-            n_ctx: 8192,
-            rope_base: 1e6,
-            rms_eps: 1e-6,
-            n_swa: 0,
-            yarn: None,
-        },
-        // gpt-oss-20b (openai/gpt-oss-20b config.json, as llama.cpp's converter writes it):
-        // 20.9 B parameters, 3.6 B active (OpenAI's model card, Table 1).
-        "gpt-oss-20b" => gpt_oss(24, 32),
-        // gpt-oss-120b: the same blocks, 36 layers of 128 experts: 116.8 B, 5.1 B active.
-        "gpt-oss-120b" => gpt_oss(36, 128),
-        _ => return None,
+        _ => return crate::arch::ARCHS.iter().flat_map(|a| a.presets).find(|p| p.0 == name).map(|p| (p.1)()),
     })
-}
-
-/// The gpt-oss shapes: n_embd 2880, experts of 2880 (gate, up and down all square), 64
-/// query heads and 8 KV heads of 64, a 128-token window on every other layer, YaRN ×32 from
-/// 4096 to the 131072 context, RoPE base 150000, the o200k_harmony vocabulary's 201088 rows.
-fn gpt_oss(n_layer: u32, n_expert: u64) -> Shape {
-    Shape {
-        n_layer,
-        n_embd: 2880,
-        n_ff: 2880,
-        n_ff_exp: 2880,
-        n_ff_shexp: 0,
-        n_expert,
-        n_expert_used: 4,
-        n_head: 64,
-        n_head_kv: 8,
-        head_dim: 64,
-        n_vocab: 201_088,
-        n_ctx: 131_072,
-        rope_base: 150_000.0,
-        rms_eps: 1e-5,
-        n_swa: 128,
-        yarn: Some((32.0, 4096)),
-    }
 }
 
 /// A quantisation scheme: one type for everything, or one of llama.cpp's mixes (Q4_K_M;
@@ -409,7 +231,7 @@ impl Options {
 }
 
 fn synth_arch(name: &str) -> Result<&'static SynthArch> {
-    SYNTH_ARCHS.iter().find(|a| a.name == name).ok_or_else(|| Error::UnknownArch(name.to_string()))
+    crate::arch::spec(name).map(|a| &a.synth).ok_or_else(|| Error::UnknownArch(name.to_string()))
 }
 
 /// A tensor in the plan: its spec, type, and index in the whole model.

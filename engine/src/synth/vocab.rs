@@ -8,41 +8,13 @@ use std::collections::HashSet;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+pub use crate::arch::synth::{Specials, HARMONY_SPECIALS, SPECIALS};
+#[cfg(test)]
+use crate::arch::synth::{CHATML_SPECIALS as CHATML, HARMONY_SPECIALS_OF as HARMONY};
+
 /// llama.cpp token types.
 pub const TOKEN_NORMAL: i32 = 1;
 pub const TOKEN_CONTROL: i32 = 3;
-
-/// The special tokens of ChatML vocabularies, appended last.
-pub const SPECIALS: &[&str] = &["<|endoftext|>", "<|im_start|>", "<|im_end|>"];
-
-/// The special tokens of the o200k_harmony vocabulary (gpt-oss) that its harmony chat format
-/// uses, appended last (the real vocabulary has them at ids 199998-200012).
-pub const HARMONY_SPECIALS: &[&str] = &[
-    "<|startoftext|>",
-    "<|endoftext|>",
-    "<|return|>",
-    "<|constrain|>",
-    "<|channel|>",
-    "<|start|>",
-    "<|end|>",
-    "<|message|>",
-    "<|call|>",
-];
-
-/// A vocabulary's special tokens and which of them are bos and eos.
-#[derive(Clone, Copy, Debug)]
-pub struct Specials {
-    pub tokens: &'static [&'static str],
-    pub bos: &'static str,
-    pub eos: &'static str,
-}
-
-/// ChatML's (Qwen): bos `<|endoftext|>`, eos `<|im_end|>`.
-pub const CHATML: Specials = Specials { tokens: SPECIALS, bos: "<|endoftext|>", eos: "<|im_end|>" };
-
-/// Harmony's (gpt-oss): bos `<|startoftext|>`, eos `<|return|>` (llama.cpp also ends a
-/// generation at `<|call|>`, and not at `<|end|>` once both are present).
-pub const HARMONY: Specials = Specials { tokens: HARMONY_SPECIALS, bos: "<|startoftext|>", eos: "<|return|>" };
 
 /// A generated vocabulary.
 #[derive(Clone, Debug)]

@@ -1,22 +1,11 @@
-//! What differs between the architectures the decoder runs, as data: each architecture's file
-//! gives its [`Recipe`], the choices the shared blocks (attention, router, routed experts,
-//! shared expert) are built with, read off llama.cpp's graph builder for it
-//! (`src/models/<arch>.cpp`). Everything not named here is common: RMS norms, SwiGLU
-//! experts through the [`ExpertProvider`](super::ExpertProvider), F16 KV cache,
-//! `flash_attn_ext`, the rank-ordered sum of the experts, output norm and lm_head.
-//!
-//! gpt-oss added attention sinks, biased routers and experts, its clamped SwiGLU and the FFN
-//! norm's other name; its sliding window, YaRN and top-k softmax gating are hyper-parameters
-//! of the file ([`MoeParams`](crate::model::MoeParams)), read by the shared blocks.
-
-mod gpt_oss;
-mod mixtral;
-mod olmoe;
-mod qwen2moe;
-mod qwen3moe;
+//! What our native decoder builds for an architecture, as data: the choices the shared blocks
+//! (attention, router, routed experts, shared expert) are built with, read off llama.cpp's graph
+//! builder for it (`src/models/<arch>.cpp`). Everything not named here is common: RMS norms,
+//! SwiGLU experts through the expert provider, F16 KV cache, `flash_attn_ext`, the rank-ordered
+//! sum of the experts, output norm and lm_head. The sliding window, YaRN and top-k softmax
+//! gating are hyper-parameters of the file (`MoeParams`), read by the shared blocks.
 
 use crate::ggml::RopeMode;
-use crate::model::Arch;
 
 /// How Q and K are RMS-normalised before RoPE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +67,7 @@ pub struct Recipe {
 
 /// What every architecture but gpt-oss has: no sinks, `ffn_norm`, unbiased router and
 /// experts, SwiGLU.
-pub(super) const PLAIN: Recipe = Recipe {
+pub const PLAIN: Recipe = Recipe {
     qk_norm: QkNorm::None,
     rope: RopeMode::Neox,
     qkv_bias: true,
@@ -90,14 +79,3 @@ pub(super) const PLAIN: Recipe = Recipe {
     expert_bias: false,
     act: Act::Swiglu,
 };
-
-/// The recipe of `arch`.
-pub fn recipe(arch: Arch) -> Recipe {
-    match arch {
-        Arch::Qwen3Moe => qwen3moe::RECIPE,
-        Arch::Olmoe => olmoe::RECIPE,
-        Arch::Mixtral => mixtral::RECIPE,
-        Arch::Qwen2Moe => qwen2moe::RECIPE,
-        Arch::GptOss => gpt_oss::RECIPE,
-    }
-}
