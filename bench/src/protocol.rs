@@ -266,6 +266,19 @@ impl Protocol {
                 }
             }
         }
+        // A run that stopped before its -n (an end token, a full context, an interrupt) did not
+        // measure what its cell says: its median would mislead.
+        for r in runs.iter().filter(|r| r.error.is_none()) {
+            match r.summary.get("stop_reason").and_then(|v| v.as_str()) {
+                Some("length") => {}
+                why => flags.push(format!(
+                    "{} round {}: stopped early ({}): its figures are of fewer tokens than asked",
+                    self.cells[r.cell].name,
+                    r.round + 1,
+                    why.unwrap_or("stop reason not reported")
+                )),
+            }
+        }
         for r in runs.iter() {
             if let Some(why) = &r.check {
                 flags.push(format!("{} round {}: {why}", self.cells[r.cell].name, r.round + 1));
@@ -474,6 +487,7 @@ impl Protocol {
                 mib_per_token: mib,
                 bytes_source: source,
                 hit_pct: report::median(&f("cache_hit_pct")),
+                prefetch_pct: report::median(&f("prefetch_served_pct")),
                 majflt_per_token: report::median(&f("majflt/tok")),
                 stall_ms: col(|t| t.stall_ms),
                 compute_ms: col(|t| t.compute_ms),

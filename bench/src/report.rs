@@ -80,7 +80,10 @@ pub struct CellSummary {
     pub mib_per_token: Option<f64>,
     /// Where `mib_per_token` came from.
     pub bytes_source: &'static str,
+    /// Routed experts resident when routed, % (a look-ahead read is not a hit).
     pub hit_pct: Option<f64>,
+    /// Routed experts served by a look-ahead read, %.
+    pub prefetch_pct: Option<f64>,
     pub majflt_per_token: Option<f64>,
     /// Median per-token split, ms.
     pub stall_ms: Option<f64>,
@@ -114,13 +117,13 @@ fn opt(v: Option<f64>, digits: usize) -> String {
 /// The summary as a markdown table.
 pub fn markdown_table(cells: &[CellSummary]) -> String {
     let mut s = String::from(
-        "| cell | runs | tok/s | token ms p5 / median / p95 | MiB/token | hit % | majflt/token | stall / compute / manage ms | peak RSS MiB | MemAvailable floor MiB | lower bound ms | × bound | text = reference |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| cell | runs | tok/s | token ms p5 / median / p95 | MiB/token | hit % | prefetched % | majflt/token | stall / compute / manage ms | peak RSS MiB | MemAvailable floor MiB | lower bound ms | × bound | text = reference |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in cells {
         let _ = writeln!(
             s,
-            "| {} | {}{} | {} | {} / {} / {} | {}{} | {} | {} | {} / {} / {} | {} | {} | {} | {} | {} |",
+            "| {} | {}{} | {} | {} / {} / {} | {}{} | {} | {} | {} | {} / {} / {} | {} | {} | {} | {} | {} |",
             c.name,
             c.runs,
             if c.failed > 0 { format!(" ({} failed)", c.failed) } else { String::new() },
@@ -131,6 +134,7 @@ pub fn markdown_table(cells: &[CellSummary]) -> String {
             opt(c.mib_per_token, 1),
             if c.bytes_source.is_empty() { String::new() } else { format!(" ({})", c.bytes_source) },
             opt(c.hit_pct, 1),
+            opt(c.prefetch_pct, 1),
             opt(c.majflt_per_token, 1),
             opt(c.stall_ms, 0),
             opt(c.compute_ms, 0),
@@ -148,13 +152,13 @@ pub fn markdown_table(cells: &[CellSummary]) -> String {
 /// The summary as CSV.
 pub fn csv(cells: &[CellSummary]) -> String {
     let mut s = String::from(
-        "cell,runs,failed,tok_s,p5_ms,median_ms,p95_ms,mib_per_token,bytes_source,hit_pct,majflt_per_token,stall_ms,compute_ms,manage_ms,peak_rss_mib,mem_floor_mib,lower_bound_ms,ratio_to_bound,text_identical\n",
+        "cell,runs,failed,tok_s,p5_ms,median_ms,p95_ms,mib_per_token,bytes_source,hit_pct,prefetch_pct,majflt_per_token,stall_ms,compute_ms,manage_ms,peak_rss_mib,mem_floor_mib,lower_bound_ms,ratio_to_bound,text_identical\n",
     );
     let o = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.4}"));
     for c in cells {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             c.name,
             c.runs,
             c.failed,
@@ -165,6 +169,7 @@ pub fn csv(cells: &[CellSummary]) -> String {
             o(c.mib_per_token),
             c.bytes_source,
             o(c.hit_pct),
+            o(c.prefetch_pct),
             o(c.majflt_per_token),
             o(c.stall_ms),
             o(c.compute_ms),

@@ -118,15 +118,23 @@ struct Measured {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if let Some(gib) = args.create_gib {
-        if !args.file.exists() {
-            create_random_file(&args.file, (gib * (1u64 << 30) as f64) as u64)?;
-        }
-    }
-    let file_len = std::fs::metadata(&args.file).with_context(|| format!("{}", args.file.display()))?.len();
     if args.block == 0 || args.block % 4096 != 0 {
         bail!("--block must be a positive multiple of 4 KiB (O_DIRECT), got {}", args.block);
     }
+    if let Some(gib) = args.create_gib {
+        let bytes = gib * (1u64 << 30) as f64;
+        if !(bytes.is_finite() && bytes >= args.block as f64 && bytes < u64::MAX as f64) {
+            bail!("--create-gib {gib}: the file must hold at least one block of {} bytes", args.block);
+        }
+        if !args.file.exists() {
+            create_random_file(&args.file, bytes as u64)?;
+        }
+    }
+    let meta = std::fs::metadata(&args.file).with_context(|| format!("{}", args.file.display()))?;
+    if !meta.is_file() {
+        bail!("{}: {}, not a file to read", args.file.display(), bmoe::engine::gguf::file_kind(&meta));
+    }
+    let file_len = meta.len();
     if file_len < args.block {
         bail!("{} is {} bytes, smaller than one block of {}", args.file.display(), file_len, args.block);
     }
@@ -305,6 +313,16 @@ fn create_random_file(path: &Path, bytes: u64) -> anyhow::Result<()> {
     }
     let tmp = path.with_extension("partial");
     let mut f = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    // A failed write (a full disk) leaves no partial file behind.
+    struct Cleanup<'a>(&'a Path, bool);
+    impl Drop for Cleanup<'_> {
+        fn drop(&mut self) {
+            if !self.1 {
+                let _ = std::fs::remove_file(self.0);
+            }
+        }
+    }
+    let mut cleanup = Cleanup(&tmp, false);
     let mut rng = Rng(0x5EED_u64 | 1);
     let mut buf = vec![0u8; 8 << 20];
     let mut left = bytes;
@@ -319,6 +337,7 @@ fn create_random_file(path: &Path, bytes: u64) -> anyhow::Result<()> {
     }
     f.sync_all()?;
     std::fs::rename(&tmp, path)?;
+    cleanup.1 = true;
     Ok(())
 }
 

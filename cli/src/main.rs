@@ -4,8 +4,10 @@
 //! Generated text goes to stdout; everything else (mode line, progress,
 //! telemetry, warnings) goes to stderr.
 
+mod guard;
 mod inspect;
 mod iobench;
+mod output;
 mod replay;
 mod run;
 mod selfcheck;
@@ -72,9 +74,14 @@ fn main() -> ExitCode {
     // of a panic in the middle of a print.
     // SAFETY: resetting SIGPIPE to its default disposition before any thread starts.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    guard::install_fault_guards();
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // Interrupted: the summary and the outputs are written; only the code is left.
+            if let Some(guard::Exit(code)) = e.downcast_ref::<guard::Exit>() {
+                return ExitCode::from(*code);
+            }
             // A closed pipe (`bmoe ... | head`) is not a failure.
             if e.chain().any(|c| {
                 c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)

@@ -12,10 +12,13 @@ use bmoe::engine::cache::{CachePolicy, Phase};
 use bmoe::engine::engine::{self, Engine, EngineBuilder, GenParams, StreamOptions};
 use bmoe::engine::io::{BackendKind, EngineOptions};
 use bmoe::engine::llama;
-use bmoe::engine::session::{Control, Token};
-use bmoe::engine::stream::budget::CacheSize;
+use bmoe::engine::session::{CancelToken, Control, Token};
+use bmoe::engine::stream::budget::{parse_size, CacheSize};
 use bmoe::engine::telemetry::{Meter, Summary, SummaryInputs, CSV_HEADER};
 use serde_json::json;
+
+use crate::guard::{Exit, Signals};
+use crate::output::Output;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineArg {
@@ -149,28 +152,29 @@ pub struct Args {
     /// Stream experts from the file (`auto`: whenever this build can stream the architecture).
     #[arg(long, value_enum, default_value_t = MoeStream::Auto)]
     moe_stream: MoeStream,
-    /// Expert cache: `auto` (from free memory), a size in MiB, or 0 (no cache: one layer's
-    /// experts, re-read every token). Env BMOE_CACHE_MB when the flag is absent.
+    /// Expert cache: `auto` (from free memory), a size (MiB, or with a unit: 512K, 4096M, 2G), or
+    /// 0 (no cache: one layer's experts, re-read every token). Env BMOE_CACHE_MB when the flag
+    /// is absent.
     #[arg(long)]
     cache_mb: Option<String>,
-    /// Memory `auto` leaves free (MiB).
-    #[arg(long, default_value_t = 1536)]
-    cache_floor_mb: u64,
-    /// Upper bound of `auto` (MiB; 0 = none).
-    #[arg(long, default_value_t = 0)]
-    cache_ceil_mb: u64,
+    /// Memory `auto` leaves free (MiB, or with a unit) [default: 1536].
+    #[arg(long)]
+    cache_floor_mb: Option<String>,
+    /// Upper bound of `auto` (MiB, or with a unit; 0 = none) [default: 0].
+    #[arg(long)]
+    cache_ceil_mb: Option<String>,
     /// Accept a `--cache-mb` that leaves less than `--cache-floor-mb` of memory free.
     #[arg(long)]
     force_cache: bool,
-    /// Eviction policy of the expert cache.
-    #[arg(long, default_value_t = CachePolicy::DEFAULT)]
-    cache_policy: CachePolicy,
-    /// Reads in flight (lanes).
-    #[arg(long, default_value_t = 4)]
-    io_threads: usize,
-    /// Read backend.
-    #[arg(long, default_value = "auto")]
-    io_backend: BackendKind,
+    /// Eviction policy of the expert cache: lru, lfu, per-layer, decay, hd [default: hd].
+    #[arg(long)]
+    cache_policy: Option<CachePolicy>,
+    /// Reads in flight (lanes) [default: 4].
+    #[arg(long)]
+    io_threads: Option<usize>,
+    /// Read backend: auto, uring, pread [default: auto].
+    #[arg(long)]
+    io_backend: Option<BackendKind>,
     /// Read through the page cache instead of O_DIRECT.
     #[arg(long)]
     no_odirect: bool,
@@ -180,9 +184,9 @@ pub struct Args {
     /// itself off when it does not pay); or only `pipeline` or only `lookahead`.
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "full")]
     overlap: Option<Overlap>,
-    /// Where the dense weights live.
-    #[arg(long, value_enum, default_value_t = DenseWeights::Anon)]
-    dense_weights: DenseWeights,
+    /// Where the dense weights live [default: anon].
+    #[arg(long, value_enum)]
+    dense_weights: Option<DenseWeights>,
     /// Route each token to K experts instead of the model's top-k (lossy: changes the output).
     #[arg(long)]
     n_expert_used: Option<u32>,
@@ -213,6 +217,24 @@ pub struct Args {
 }
 
 impl Args {
+    /// The streaming flags given where nothing streams (`--moe-stream off`, `--engine llama`):
+    /// they would be ignored, so they are named in a warning.
+    fn ignored_stream_flags(&self) -> Vec<&'static str> {
+        let given = [
+            ("--cache-mb", self.cache_mb.is_some()),
+            ("--cache-floor-mb", self.cache_floor_mb.is_some()),
+            ("--cache-ceil-mb", self.cache_ceil_mb.is_some()),
+            ("--force-cache", self.force_cache),
+            ("--cache-policy", self.cache_policy.is_some()),
+            ("--io-threads", self.io_threads.is_some()),
+            ("--io-backend", self.io_backend.is_some()),
+            ("--no-odirect", self.no_odirect),
+            ("--overlap", self.overlap.is_some()),
+            ("--dense-weights", self.dense_weights.is_some()),
+        ];
+        given.into_iter().filter(|g| g.1).map(|g| g.0).collect()
+    }
+
     /// The flags as an engine builder: the CLI decides nothing about how the engine is
     /// assembled, it only translates.
     fn builder(&self, model: &std::path::Path) -> anyhow::Result<EngineBuilder> {
@@ -220,15 +242,20 @@ impl Args {
             Some(spec) => spec.parse::<CacheSize>()?,
             None => CacheSize::Auto,
         };
+        let size = |flag: &str, v: &Option<String>, default: u64| match v {
+            Some(s) => parse_size(flag, s),
+            None => Ok(default),
+        };
+        let ceiling = size("--cache-ceil-mb", &self.cache_ceil_mb, 0)?;
         let stream = StreamOptions {
             cache,
-            floor_bytes: self.cache_floor_mb << 20,
-            ceiling_bytes: (self.cache_ceil_mb > 0).then_some(self.cache_ceil_mb << 20),
+            floor_bytes: size("--cache-floor-mb", &self.cache_floor_mb, 1536 << 20)?,
+            ceiling_bytes: (ceiling > 0).then_some(ceiling),
             force: self.force_cache,
-            policy: self.cache_policy,
+            policy: self.cache_policy.unwrap_or(CachePolicy::DEFAULT),
             io: EngineOptions {
-                backend: self.io_backend,
-                lanes: self.io_threads.max(1),
+                backend: self.io_backend.unwrap_or_default(),
+                lanes: self.io_threads.unwrap_or(4).max(1),
                 register: true,
                 direct: !self.no_odirect,
             },
@@ -238,7 +265,7 @@ impl Args {
             .engine(self.engine.into_engine())
             .moe_stream(self.moe_stream.into_engine())
             .stream(stream)
-            .dense(self.dense_weights.into_engine())
+            .dense(self.dense_weights.unwrap_or(DenseWeights::Anon).into_engine())
             .context(self.ctx)
             .ubatch(self.ubatch)
             .n_expert_used(self.n_expert_used)
@@ -265,11 +292,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let model_path = args.model.clone().context("-m MODEL is required")?;
     llama::set_verbose(args.verbose);
     let model_name = model_path.display().to_string();
-    let mut engine = args.builder(&model_path)?.open()?;
+    // Ctrl-C and SIGTERM stop the generation between steps from here on.
+    let signals = Signals::install(CancelToken::default()).context("installing the signal handlers")?;
+    // Every output is checked and created before the model loads: a bad path fails now, and no
+    // path may be one of the model's own files.
+    let model_files = bmoe::engine::gguf::model_files(&model_path);
+    let mut csv = args.csv.as_deref().map(|p| Output::create("--csv", p, &model_files)).transpose()?;
+    let trace_out =
+        args.route_trace.as_deref().map(|p| Output::create("--route-trace", p, &model_files)).transpose()?;
+    let builder = args.builder(&model_path)?.cancel(signals.cancel.clone());
+    let mut engine = builder.open()?;
     let report = engine.report().clone();
     eprintln!("{}", report.mode_line());
     for w in &report.warnings {
         eprintln!("{w}");
+    }
+    if !matches!(report.mode, engine::Mode::Streaming(_)) {
+        let ignored = args.ignored_stream_flags();
+        if !ignored.is_empty() {
+            eprintln!("warning: {} ignored: nothing streams in this mode", ignored.join(", "));
+        }
+    }
+    if signals.cancel.is_cancelled() {
+        return Err(Exit(signals.exit_code()).into());
     }
     let trace_header = match &args.route_trace {
         Some(_) => Some(engine.trace_header(&bmoe::engine::engine::model_name(&model_path))?),
@@ -285,8 +330,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if prompt.is_empty() {
         bail!("the prompt tokenizes to nothing");
     }
-    if prompt.len() + args.n_predict > args.ctx as usize {
-        bail!("prompt ({} tokens) + -n {} exceed the context of {} (-c)", prompt.len(), args.n_predict, args.ctx);
+    if prompt.len() >= args.ctx as usize {
+        bail!("the prompt ({} tokens) and one generated token exceed the context of {} (-c)", prompt.len(), args.ctx);
     }
     let mut sampler = llama::Sampler::new(args.sampling())?;
     let (head, tail) = report.knobs();
@@ -301,23 +346,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     ]);
     knobs.extend(tail);
 
-    let mut csv = match &args.csv {
-        Some(path) => {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-            );
-            let info = bmoe::build_info();
-            writeln!(f, "# bmoe {} git {}", info.version, info.git_rev)?;
-            writeln!(f, "# model {model_name}")?;
-            for (k, v) in &knobs {
-                writeln!(f, "# {k} {v}")?;
-            }
-            writeln!(f, "# prompt_tokens {}", prompt.len())?;
-            writeln!(f, "{CSV_HEADER}")?;
-            Some(f)
+    if let Some(o) = csv.as_mut() {
+        let f = o.writer();
+        let info = bmoe::build_info();
+        writeln!(f, "# bmoe {} git {}", info.version, info.git_rev)?;
+        writeln!(f, "# model {model_name}")?;
+        for (k, v) in &knobs {
+            writeln!(f, "# {k} {v}")?;
         }
-        None => None,
-    };
+        writeln!(f, "# prompt_tokens {}", prompt.len())?;
+        writeln!(f, "{CSV_HEADER}")?;
+    }
 
     // `--repeat N`: the same generation N times in one session (the expert cache stays warm);
     // the earlier ones are silent, the last is printed and measured.
@@ -355,7 +394,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             eprintln!("{}", row.json(t.index, phase));
         }
         if let Some(f) = csv.as_mut() {
-            if let Err(e) = writeln!(f, "{}", row.csv(t.index, phase)) {
+            if let Err(e) = writeln!(f.writer(), "{}", row.csv(t.index, phase)) {
                 io_error = Some(e);
                 return Control::Stop;
             }
@@ -382,10 +421,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for line in &summary.lines {
         eprintln!("{line}");
     }
-    if let (Some(h), Some(path)) = (&trace_header, &args.route_trace) {
+    if let (Some(h), Some(mut out)) = (&trace_header, trace_out) {
         let routes = engine.take_routes();
-        let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-        let mut w = TraceWriter::new(std::io::BufWriter::new(f), h)?;
+        let mut w = TraceWriter::new(out.writer(), h)?;
         let mut rows = 0usize;
         for r in &routes {
             for &(expert, slot, weight) in &r.experts {
@@ -404,17 +442,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
         w.finish()?;
-        eprintln!("route trace: {rows} rows written to {}", path.display());
+        out.commit()?;
+        eprintln!("route trace: {rows} rows written to {}", args.route_trace.as_ref().expect("given").display());
     }
-    if gen.cancelled {
-        eprintln!("cancelled");
-    }
-    if let Some(mut f) = csv {
-        writeln!(f, "{}", summary.csv_line())?;
-        f.flush()?;
+    if let Some(mut o) = csv {
+        writeln!(o.writer(), "{}", summary.csv_line())?;
+        o.commit()?;
     }
     if args.json {
         writeln!(out, "{}", summary.json_line())?;
+    }
+    if gen.cancelled() {
+        return Err(Exit(signals.exit_code()).into());
     }
     Ok(())
 }

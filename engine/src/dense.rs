@@ -63,7 +63,17 @@ impl DenseWeights {
 /// Every shard of a model mapped read-only and private (`MAP_PRIVATE`, `PROT_READ`).
 #[derive(Debug)]
 pub struct Mapping {
-    maps: Vec<(memmap2::Mmap, PathBuf)>,
+    maps: Vec<(memmap2::Mmap, PathBuf, Option<usize>)>,
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        for (_, _, g) in &self.maps {
+            if let Some(g) = g {
+                guard::unregister(*g);
+            }
+        }
+    }
 }
 
 impl Mapping {
@@ -85,7 +95,8 @@ impl Mapping {
             // process truncating the file under the mapping makes later reads of the lost pages
             // fault (the hardening notes cover that case); the bytes are never assumed to change.
             let map = unsafe { memmap2::MmapOptions::new().map_copy_read_only(&file) }.map_err(io)?;
-            maps.push((map, shard.path.clone()));
+            let guard = guard::register(map.as_ptr() as usize, map.len(), &shard.path);
+            maps.push((map, shard.path.clone(), guard));
         }
         Ok(Self { maps })
     }
@@ -95,7 +106,7 @@ impl Mapping {
     /// # Errors
     /// [`Error::Truncated`] if the range is not inside the mapped file.
     pub fn ptr(&self, shard: usize, offset: u64, len: u64) -> Result<*const u8> {
-        let (m, path) = &self.maps[shard];
+        let (m, path, _) = &self.maps[shard];
         match offset.checked_add(len) {
             Some(end) if end <= m.len() as u64 => Ok(m[offset as usize..].as_ptr()),
             _ => Err(Error::Truncated { path: path.clone(), len: m.len() as u64, want: offset.saturating_add(len) }),
@@ -109,7 +120,7 @@ impl Mapping {
     /// [`Error::Truncated`] if the range is outside the file.
     pub fn touch(&self, shard: usize, offset: u64, len: u64) -> Result<u64> {
         self.ptr(shard, offset, len)?;
-        let (m, _) = &self.maps[shard];
+        let (m, _, _) = &self.maps[shard];
         let bytes = &m[offset as usize..(offset + len) as usize];
         // Read-ahead first; a refusal only makes the loop below slower.
         let _ = m.advise_range(memmap2::Advice::WillNeed, offset as usize, len as usize);
@@ -195,5 +206,71 @@ unsafe impl DenseSource for AnonDense {
             });
         }
         Ok(self.pool.ptr_at(dest, len as usize)?.cast_const())
+    }
+}
+
+/// Which file a mapped address belongs to, for a `SIGBUS` handler: a file truncated (or a
+/// device failing) under a mapping faults the reader with `SIGBUS`, which cannot be turned into
+/// an error, only reported. The table is fixed-size and read with atomics only, so a signal
+/// handler may consult it ([`guard::mapped_file_at`] is async-signal-safe).
+pub mod guard {
+    use std::path::Path;
+    use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+    const SLOTS: usize = 64;
+
+    struct Slot {
+        start: AtomicUsize,
+        end: AtomicUsize,
+        name: AtomicPtr<u8>,
+        name_len: AtomicUsize,
+    }
+
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY: Slot = Slot {
+        start: AtomicUsize::new(0),
+        end: AtomicUsize::new(0),
+        name: AtomicPtr::new(std::ptr::null_mut()),
+        name_len: AtomicUsize::new(0),
+    };
+    static TABLE: [Slot; SLOTS] = [EMPTY; SLOTS];
+
+    /// Note that `[start, start + len)` maps `path`; `None` when the table is full (the mapping
+    /// then goes unnamed in a fault report).
+    pub(crate) fn register(start: usize, len: usize, path: &Path) -> Option<usize> {
+        // The name outlives the mapping on purpose: a handler may be reading it as it goes.
+        let name: &'static mut [u8] = Box::leak(path.display().to_string().into_bytes().into_boxed_slice());
+        for (i, s) in TABLE.iter().enumerate() {
+            if s.end.compare_exchange(0, usize::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                s.name.store(name.as_mut_ptr(), Ordering::Relaxed);
+                s.name_len.store(name.len(), Ordering::Relaxed);
+                s.start.store(start, Ordering::Relaxed);
+                s.end.store(start.saturating_add(len), Ordering::Release);
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    pub(crate) fn unregister(i: usize) {
+        TABLE[i].start.store(0, Ordering::Relaxed);
+        TABLE[i].end.store(0, Ordering::Release);
+    }
+
+    /// The path of the mapping holding `addr`, if one of ours does. Async-signal-safe: atomic
+    /// loads only, no allocation, no lock.
+    pub fn mapped_file_at(addr: usize) -> Option<&'static [u8]> {
+        for s in &TABLE {
+            let end = s.end.load(Ordering::Acquire);
+            if end == 0 || end == usize::MAX {
+                continue;
+            }
+            if (s.start.load(Ordering::Relaxed)..end).contains(&addr) {
+                let (p, n) = (s.name.load(Ordering::Relaxed), s.name_len.load(Ordering::Relaxed));
+                // SAFETY: the name was leaked at registration (never freed) with this length.
+                return Some(unsafe { std::slice::from_raw_parts(p, n) });
+            }
+        }
+        None
     }
 }

@@ -95,13 +95,13 @@ impl Overlap {
         }
     }
 
-    /// How the CSV preamble has always spelled it (`none`, `some(full)`, …).
-    fn knob(self) -> &'static str {
+    /// The name `--overlap` takes (`off`, `full`, `pipeline`, `lookahead`).
+    pub fn name(self) -> &'static str {
         match self {
-            Overlap::Off => "none",
-            Overlap::Full => "some(full)",
-            Overlap::Pipeline => "some(pipeline)",
-            Overlap::Lookahead => "some(lookahead)",
+            Overlap::Off => "off",
+            Overlap::Full => "full",
+            Overlap::Pipeline => "pipeline",
+            Overlap::Lookahead => "lookahead",
         }
     }
 }
@@ -152,6 +152,7 @@ pub struct EngineBuilder {
     n_expert_used: Option<u32>,
     route_replay: Option<PathBuf>,
     mem_available: Option<Option<u64>>,
+    cancel: CancelToken,
 }
 
 /// What a streaming engine chose.
@@ -167,6 +168,8 @@ pub struct StreamReport {
     pub pool_bytes: u64,
     /// The budget asked for (after `auto`), before slots.
     pub requested_bytes: u64,
+    /// An explicit size above what holding every expert takes, capped to that: the size asked.
+    pub capped_from: Option<u64>,
     pub auto: bool,
     /// Raised to the widest layer's top-k (twice that with look-ahead).
     pub raised: bool,
@@ -233,25 +236,32 @@ impl Report {
         let lossy = self.lossy();
         match &self.mode {
             Mode::Streaming(s) => {
-                let raised = if s.raised {
-                    let twice = if s.overlap.lookahead() { " twice (look-ahead reads the next layer's)" } else { "" };
-                    format!(
-                        " (raised from {:.0} MiB to the widest layer's top-{}{twice})",
-                        s.requested_bytes as f64 / MIB,
-                        s.k
-                    )
-                } else {
-                    String::new()
+                let twice = if s.overlap.lookahead() { " twice (look-ahead reads the next layer's)" } else { "" };
+                let raised = match (s.raised, s.requested_bytes, s.capped_from) {
+                    (true, 0, _) if s.auto => {
+                        format!(
+                            " (auto found no room: the fewest slots that work, the widest layer's top-{}{twice})",
+                            s.k
+                        )
+                    }
+                    (true, 0, _) => {
+                        format!(" (no cache asked: the fewest slots that work, the widest layer's top-{}{twice})", s.k)
+                    }
+                    (true, r, _) => {
+                        format!(" (raised from {} to the widest layer's top-{}{twice})", fmt_bytes(r), s.k)
+                    }
+                    (false, _, Some(asked)) => format!(" (capped from {}: every expert fits)", fmt_bytes(asked)),
+                    (false, _, None) => String::new(),
                 };
                 format!(
-                    "mode: streaming (backend {}{}, o_direct {}, lanes {}, fixed buffers {}, budget {:.0} MiB{}{}, \
+                    "mode: streaming (backend {}{}, o_direct {}, lanes {}, fixed buffers {}, budget {}{}{}, \
                      policy {}, dense {}, overlap {}, threads {threads}{lossy})",
                     s.backend,
                     s.fallback.as_ref().map_or(String::new(), |why| format!(" (io_uring unavailable: {why})")),
                     if s.o_direct { "on" } else { "off" },
                     s.lanes,
                     if s.fixed_buffers { "yes" } else { "no" },
-                    s.pool_bytes as f64 / MIB,
+                    fmt_bytes(s.pool_bytes),
                     if s.auto { " auto" } else { "" },
                     raised,
                     s.policy,
@@ -316,7 +326,7 @@ impl Report {
                 ("o_direct", s.o_direct.to_string()),
                 ("fixed_buffers", s.fixed_buffers.to_string()),
                 ("dense_weights", s.dense.name().to_string()),
-                ("overlap", s.overlap.knob().to_string()),
+                ("overlap", s.overlap.name().to_string()),
             ]),
             Mode::Resident => tail.push(("moe_stream", "off".into())),
             Mode::Llama { .. } => {}
@@ -365,10 +375,130 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-/// Bytes of an F16 KV cache of `n_ctx` tokens.
-fn kv_bytes(index: &ModelIndex, n_ctx: u32) -> u64 {
+/// What a context of `n_ctx` tokens costs our decoder beyond its weights: the F16 KV cache,
+/// and the compute buffers of a micro-batch of `n_ubatch` (the per-layer state, the widest
+/// graph's intermediates, the attention masks), an estimate on the high side. u128 inside:
+/// the inputs are flags and file fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryNeeds {
+    pub kv: u64,
+    pub compute: u64,
+}
+
+/// See [`MemoryNeeds`].
+pub fn memory_needs(index: &ModelIndex, n_ctx: u32, n_ubatch: u32) -> MemoryNeeds {
     let p = &index.params.hp;
-    2 * 2 * u64::from(n_ctx) * u64::from(p.n_head_kv) * p.head_dim * u64::from(p.n_layer)
+    let (ctx, ub) = (u128::from(n_ctx), u128::from(n_ubatch));
+    let kv_row = 2 * 2 * u128::from(p.n_head_kv) * u128::from(p.head_dim) * u128::from(p.n_layer);
+    let (e, k, f) = (u128::from(p.n_embd), u128::from(p.n_expert_used), u128::from(p.n_ff_exp));
+    let (q, kvd) = (u128::from(p.n_head) * u128::from(p.head_dim), u128::from(p.n_head_kv) * u128::from(p.head_dim));
+    let n_vocab = index.file.tensor("token_embd.weight").map_or(0, |t| u128::from(t.dim(1)));
+    let state = (3 * e + 2 * k + e * k) * ub * 4;
+    let graph = 4 * ub * (6 * e + q + 2 * kvd + k * (2 * e + 3 * f) + u128::from(p.n_ff_shexp) * 3) + 4 * n_vocab;
+    let masks = 2 * 2 * ctx * ub;
+    let sat = |x: u128| u64::try_from(x).unwrap_or(u64::MAX);
+    MemoryNeeds { kv: sat(kv_row * ctx), compute: sat(state + graph + masks) }
+}
+
+/// Refuse a context whose KV cache and compute buffers, with the resident dense weights, do not
+/// fit in free memory, before anything is allocated (ggml aborts the process when it cannot
+/// allocate), naming what would fit.
+fn check_memory(index: &ModelIndex, n_ctx: u32, n_ubatch: u32, dense: u64, mem_available: Option<u64>) -> Result<()> {
+    let Some(avail) = mem_available else { return Ok(()) };
+    let m = memory_needs(index, n_ctx, n_ubatch);
+    let total = u128::from(m.kv) + u128::from(m.compute) + u128::from(dense);
+    if total <= u128::from(avail) {
+        return Ok(());
+    }
+    // The largest context that fits, at the same micro-batch.
+    let per_token = u128::from(memory_needs(index, 1, n_ubatch).kv) + 4 * u128::from(n_ubatch);
+    let fixed = u128::from(memory_needs(index, 0, n_ubatch).compute) + u128::from(dense);
+    let fits = u128::from(avail).saturating_sub(fixed) / per_token.max(1);
+    let p = &index.params.hp;
+    Err(Error::Invalid(format!(
+        "-c {n_ctx} needs {} for the KV cache (F16, {} layers × {} KV heads × {}) and {} for the compute buffers (--ubatch {n_ubatch}){}: {} in all, but MemAvailable is {}; lower -c{}",
+        fmt_bytes(m.kv),
+        p.n_layer,
+        p.n_head_kv,
+        p.head_dim,
+        fmt_bytes(m.compute),
+        if dense > 0 { format!(", with {} of dense weights", fmt_bytes(dense)) } else { String::new() },
+        fmt_bytes(u64::try_from(total).unwrap_or(u64::MAX)),
+        fmt_bytes(avail),
+        if fits > 0 { format!(" (at most -c {} fits)", fits.min(u128::from(u32::MAX))) } else { " or --ubatch".into() },
+    )))
+}
+
+/// `--n-expert-used` against the model.
+fn check_k(index: &ModelIndex, k: Option<u32>) -> Result<()> {
+    let n = index.shape().n_expert;
+    match k {
+        Some(k) if k == 0 || k > n => {
+            Err(Error::Invalid(format!("--n-expert-used {k}: the model has {n} experts per layer (1..={n})")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The threads to compute with: the physical cores unless asked; more than the cores this
+/// process may use is warned about (ggml's workers busy-wait for each other, so every step slows
+/// down many times), an absurd number refused.
+fn check_threads(asked: Option<usize>, warnings: &mut Vec<String>) -> Result<usize> {
+    let logical = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let t = asked.unwrap_or_else(|| physical_cores().clamp(1, logical));
+    let most = (4 * logical).max(8);
+    if t == 0 {
+        return Err(Error::Invalid("-t 0: compute with at least one thread".into()));
+    }
+    if t > most {
+        return Err(Error::Invalid(format!(
+            "-t {t}: this process may use {logical} cores; more than {most} threads is refused (ggml's threads busy-wait for each other: the run would crawl, and hang the machine)"
+        )));
+    }
+    if t > logical {
+        warnings.push(format!(
+            "warning: -t {t} is more than the {logical} cores this process may use: ggml's threads busy-wait for each other, expect every step to be many times slower (-t {logical} or less)"
+        ));
+    }
+    Ok(t)
+}
+
+/// Physical cores (distinct (package, core) pairs of /proc/cpuinfo), or the logical count
+/// where that is not readable.
+pub fn physical_cores() -> usize {
+    let logical = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else { return logical };
+    let mut cores = std::collections::HashSet::new();
+    let mut package = "";
+    for line in info.lines() {
+        let Some((k, v)) = line.split_once(':') else { continue };
+        match k.trim() {
+            "physical id" => package = v.trim(),
+            "core id" => {
+                cores.insert((package.to_string(), v.trim().to_string()));
+            }
+            _ => {}
+        }
+    }
+    if cores.is_empty() {
+        logical
+    } else {
+        cores.len()
+    }
+}
+
+/// Bytes for messages: `512 KiB`, `77 MiB`, `24.0 GiB`.
+pub fn fmt_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= (1u64 << 30) as f64 {
+        format!("{:.1} GiB", b / (1u64 << 30) as f64)
+    } else if b >= (10u64 << 20) as f64 {
+        format!("{:.0} MiB", b / MIB)
+    } else if b >= (1u64 << 20) as f64 {
+        format!("{:.1} MiB", b / MIB)
+    } else {
+        format!("{:.0} KiB", b / 1024.0)
+    }
 }
 
 impl Engine {
@@ -388,6 +518,7 @@ impl Engine {
             n_expert_used: None,
             route_replay: None,
             mem_available: None,
+            cancel: CancelToken::default(),
         }
     }
 }
@@ -447,6 +578,13 @@ impl EngineBuilder {
         self
     }
 
+    /// Cancel this engine's generations through `token` (a signal handler's flag, say); by
+    /// default the engine makes its own ([`Engine::cancel_handle`]).
+    pub fn cancel(mut self, token: CancelToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
     /// Size `auto` against this much free memory instead of /proc/meminfo's `MemAvailable`
     /// (None: unknown).
     pub fn mem_available(mut self, bytes: Option<u64>) -> Self {
@@ -463,25 +601,49 @@ impl EngineBuilder {
         let t_load = Instant::now();
         let path = &self.path;
         let at = |step: &'static str| move |err: Error| Error::Opening { step, path: path.clone(), err: Box::new(err) };
-        if !self.path.exists() {
-            return Err(Error::Invalid(format!("{}: no such file", self.path.display())));
+        // Look before anything opens it: a FIFO would block the open, a symlink loop is not
+        // "no such file".
+        let meta = std::fs::metadata(&self.path).map_err(|err| Error::File { path: self.path.clone(), err })?;
+        if !meta.is_file() {
+            let kind = crate::gguf::file_kind(&meta);
+            return Err(Error::Invalid(format!("{}: {kind}, not a model file", self.path.display())));
         }
-        let threads =
-            self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+        let mut warnings = Vec::new();
+        let threads = check_threads(self.threads, &mut warnings)?;
+        if self.n_ctx == 0 {
+            return Err(Error::Invalid("-c 0: the context must hold at least one token".into()));
+        }
+        if self.n_ubatch == 0 {
+            return Err(Error::Invalid("--ubatch 0: a micro-batch holds at least one token".into()));
+        }
+        // A micro-batch wider than the context holds nothing more (no prompt is longer).
+        let n_ubatch = self.n_ubatch.min(self.n_ctx);
+        if self.moe_stream == MoeStream::On && self.kind != EngineKind::Bmoe {
+            return Err(Error::Invalid(format!(
+                "--moe-stream on streams with bmoe's decoder, not with --engine {}",
+                self.kind.name()
+            )));
+        }
+        let mem_available = self.mem_available.unwrap_or_else(budget::mem_available);
         // Our decoder needs an index of the model; an architecture it does not know runs on
-        // llama.cpp when streaming is `auto`.
+        // llama.cpp when streaming is `auto`. (llama.cpp's own engine is indexed too, when it
+        // can be, to size its KV cache before llama.cpp allocates it.)
         let mut kind = self.kind;
         let mut index = None;
         let mut not_streamable = None;
-        if kind == EngineKind::Bmoe {
-            match ModelIndex::open(&self.path) {
-                Ok(i) => index = Some(i),
-                Err(e) if e.not_streamable() && self.moe_stream == MoeStream::Auto => {
-                    not_streamable = Some(e.to_string());
-                    kind = EngineKind::Llama;
-                }
-                Err(e) => return Err(at("indexing")(e.into())),
+        match ModelIndex::open(&self.path) {
+            Ok(i) => index = Some(i),
+            Err(e) if kind != EngineKind::Bmoe => drop(e),
+            Err(e) if e.not_streamable() && self.moe_stream == MoeStream::Auto => {
+                not_streamable = Some(e.to_string());
+                kind = EngineKind::Llama;
             }
+            Err(e) => return Err(at("indexing")(e.into())),
+        }
+        if let Some(i) = &index {
+            check_k(i, self.n_expert_used)?;
+            let resident_dense = if kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
+            check_memory(i, self.n_ctx, n_ubatch, resident_dense, mem_available)?;
         }
         let vocab = match kind {
             EngineKind::Llama => llama::Model::mmap(&self.path),
@@ -493,7 +655,7 @@ impl EngineBuilder {
         let opts = Options {
             n_ctx: self.n_ctx,
             n_threads: threads,
-            n_ubatch: self.n_ubatch,
+            n_ubatch,
             n_expert_used: self.n_expert_used,
             pipeline: self.stream.overlap.pipeline(),
             ..Options::default()
@@ -517,30 +679,53 @@ impl EngineBuilder {
             moe_stream: self.moe_stream,
             threads,
             n_ctx: self.n_ctx,
-            n_ubatch: self.n_ubatch,
+            n_ubatch,
             n_expert_used: self.n_expert_used,
             route_replay: replay.as_ref().map(|r| (r.source.clone(), r.len())),
             arch: index.as_ref().map(|i| i.arch.name),
             shape: index.as_ref().map(ModelIndex::shape),
-            warnings: Vec::new(),
+            warnings,
             load_s: 0.0,
         };
         let runner = match (kind, &index) {
             (EngineKind::Bmoe, Some(index)) if self.moe_stream != MoeStream::Off => {
                 let so = &self.stream;
                 let k = self.n_expert_used.unwrap_or(index.shape().n_expert_used);
-                let machine = Machine {
-                    mem_available: self.mem_available.unwrap_or_else(budget::mem_available),
-                    floor: so.floor_bytes,
-                    ceiling: so.ceiling_bytes,
-                    force: so.force,
-                };
+                let machine =
+                    Machine { mem_available, floor: so.floor_bytes, ceiling: so.ceiling_bytes, force: so.force };
+                let slot = crate::stream::slot_layout_bytes(&index.layers) as u64;
+                let entries = index.layers.iter().map(|l| u64::from(l.n_expert)).sum::<u64>();
+                let mem = memory_needs(index, self.n_ctx, n_ubatch);
                 let needs = Needs {
                     dense: index.dense_bytes(),
-                    kv: kv_bytes(index, self.n_ctx),
-                    experts: index.expert_bytes(),
+                    kv: mem.kv.saturating_add(mem.compute),
+                    experts: entries.saturating_mul(slot),
                 };
                 let b = budget::resolve(so.cache, machine, needs)?;
+                let min_pool = (budget::floor_slots(k as usize, so.overlap.lookahead()) as u64).saturating_mul(slot);
+                if let (true, Some(avail)) = (b.bytes < min_pool, mem_available) {
+                    let left = avail.saturating_sub(needs.dense.saturating_add(needs.kv));
+                    if left < min_pool && !so.force {
+                        return Err(Error::Invalid(format!(
+                            "no room for the expert cache: its smallest pool (one layer's top-{k}{}) is {}, and MemAvailable {} less the dense weights ({}) and the KV cache and compute buffers ({} for -c {}) leaves {}; lower -c, or pass --force-cache to try anyway",
+                            if so.overlap.lookahead() { " twice, for look-ahead" } else { "" },
+                            fmt_bytes(min_pool),
+                            fmt_bytes(avail),
+                            fmt_bytes(needs.dense),
+                            fmt_bytes(needs.kv),
+                            self.n_ctx,
+                            fmt_bytes(left)
+                        )));
+                    }
+                    if b.auto {
+                        report.warnings.push(format!(
+                            "warning: --cache-mb auto found {} free after the floor (--cache-floor-mb {}), the dense weights and the KV cache: the cache is its smallest pool, {} (one layer's top-{k}), taken from the floor",
+                            fmt_bytes(b.bytes),
+                            so.floor_bytes >> 20,
+                            fmt_bytes(min_pool)
+                        ));
+                    }
+                }
                 let dense = self.dense.load(index, so.io).map_err(at("reading"))?;
                 let streamer = StreamingExperts::new(
                     index,
@@ -563,6 +748,7 @@ impl EngineBuilder {
                     fixed_buffers: info.fixed_buffers,
                     pool_bytes: streamer.pool_bytes() as u64,
                     requested_bytes: b.bytes,
+                    capped_from: b.capped_from,
                     auto: b.auto,
                     raised: streamer.budget_raised(),
                     policy: so.policy,
@@ -575,10 +761,10 @@ impl EngineBuilder {
                 };
                 if s.pool_bytes < cycle {
                     report.warnings.push(format!(
-                        "warning: the expert cache ({:.0} MiB) is smaller than one token's worst-case expert cycle \
-                         ({:.0} MiB at top-{k}): expect most experts to be re-read every token",
-                        s.pool_bytes as f64 / MIB,
-                        cycle as f64 / MIB
+                        "warning: the expert cache ({}) is smaller than one token's worst-case expert cycle ({} at \
+                         top-{k}): expect most experts to be re-read every token",
+                        fmt_bytes(s.pool_bytes),
+                        fmt_bytes(cycle)
                     ));
                 }
                 report.mode = Mode::Streaming(s);
@@ -591,10 +777,10 @@ impl EngineBuilder {
             }
             _ => {
                 report.mode = Mode::Llama { plain: kind == EngineKind::LlamaPlain, not_streamable };
-                Runner::Llama(llama::Session::new(vocab.clone(), self.n_ctx, threads, self.n_ubatch)?)
+                Runner::Llama(llama::Session::new(vocab.clone(), self.n_ctx, threads, n_ubatch)?)
             }
         };
-        let mut engine = Engine { runner, vocab, index, report, cancel: CancelToken::default() };
+        let mut engine = Engine { runner, vocab, index, report, cancel: self.cancel.clone() };
         if let Some(r) = replay {
             engine.set_route_replay(Some(r))?;
         }

@@ -94,7 +94,15 @@ mod tests {
         let dir = std::env::temp_dir();
         let gguf = crate::gguf::open_model(&dir).unwrap_err();
         let e = Error::from(crate::model::Error::from(gguf));
-        assert!(e.to_string().contains("Is a directory"), "{e}");
+        assert!(e.to_string().contains("is a directory, not a model file"), "{e}");
+        assert_no_repeats(&e);
+        let io = crate::gguf::Error::Io {
+            op: "reading",
+            path: "m.gguf".into(),
+            err: std::io::Error::from_raw_os_error(libc::EISDIR),
+        };
+        let e = Error::from(crate::model::Error::from(io));
+        assert_eq!(e.to_string(), "gguf: reading m.gguf: Is a directory (os error 21)");
         assert_no_repeats(&e);
         let io = bmoe_uring_io::Error::Open { path: dir.clone(), err: bmoe_uring_io::OsError(libc::ENOENT) };
         let e = Error::from(io);

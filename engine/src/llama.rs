@@ -315,6 +315,7 @@ impl Drop for Sampler {
 pub struct Session {
     model: Arc<Model>,
     ctx: NonNull<sys::llama_context>,
+    n_ctx: u32,
     n_ubatch: u32,
     n_past: i32,
 }
@@ -340,7 +341,7 @@ impl Session {
         p.no_perf = true;
         // SAFETY: a live model and params from llama.cpp's defaults.
         let ctx = unsafe { sys::llama_init_from_model(model.ptr.as_ptr(), p) };
-        Ok(Self { model, ctx: NonNull::new(ctx).ok_or(Error::Context { n_ctx })?, n_ubatch, n_past: 0 })
+        Ok(Self { model, ctx: NonNull::new(ctx).ok_or(Error::Context { n_ctx })?, n_ctx, n_ubatch, n_past: 0 })
     }
 
     /// Run `tokens` at the next positions; returns the logits of the last token, or of every
@@ -349,10 +350,22 @@ impl Session {
     /// # Errors
     /// [`Error::Call`] if `llama_decode` fails (context full, …).
     pub fn forward(&mut self, tokens: &[i32], all: bool) -> Result<Vec<f32>> {
+        Ok(self.forward_until(tokens, all, &|| false)?.expect("never stopped"))
+    }
+
+    /// [`Self::forward`] that asks `stop` before each micro-batch and returns `None` when it
+    /// says so.
+    ///
+    /// # Errors
+    /// As [`Self::forward`].
+    pub fn forward_until(&mut self, tokens: &[i32], all: bool, stop: &dyn Fn() -> bool) -> Result<Option<Vec<f32>>> {
         let n_vocab = self.model.n_vocab();
         let mut out = Vec::new();
         let chunks: Vec<&[i32]> = tokens.chunks(self.n_ubatch as usize).collect();
         for (ci, chunk) in chunks.iter().enumerate() {
+            if stop() {
+                return Ok(None);
+            }
             let last_chunk = ci + 1 == chunks.len();
             // SAFETY: allocates a batch for chunk.len() tokens of one sequence.
             let batch = unsafe { sys::llama_batch_init(chunk.len() as i32, 0, 1) };
@@ -392,7 +405,17 @@ impl Session {
             unsafe { sys::llama_batch_free(batch) };
             self.n_past += chunk.len() as i32;
         }
-        Ok(out)
+        Ok(Some(out))
+    }
+
+    /// The context's length in tokens.
+    pub fn n_ctx(&self) -> u32 {
+        self.n_ctx
+    }
+
+    /// The widest micro-batch of a forward pass.
+    pub fn n_ubatch(&self) -> u32 {
+        self.n_ubatch
     }
 
     /// Tokens in the KV cache.

@@ -23,6 +23,16 @@ pub trait Forward {
     fn reset(&mut self);
     /// Tokens in the context.
     fn n_past(&self) -> u32;
+    /// The context's length in tokens.
+    fn n_ctx(&self) -> u32;
+    /// The widest micro-batch a forward pass runs at once.
+    fn n_ubatch(&self) -> u32;
+    /// [`Self::forward_last`] of a prompt, honouring `cancel` between its micro-batches:
+    /// `None` when cancelled (the context then holds part of the prompt).
+    ///
+    /// # Errors
+    /// As [`Self::forward_last`].
+    fn prefill(&mut self, tokens: &[i32], cancel: &CancelToken) -> Result<Option<Vec<f32>>>;
     /// Cumulative counters, where the engine keeps them.
     fn telemetry(&self) -> Telemetry {
         Telemetry::default()
@@ -48,6 +58,15 @@ impl<P: ExpertProvider> Forward for Decoder<P> {
     fn n_past(&self) -> u32 {
         Decoder::n_past(self)
     }
+    fn n_ctx(&self) -> u32 {
+        self.options().n_ctx
+    }
+    fn n_ubatch(&self) -> u32 {
+        self.options().n_ubatch
+    }
+    fn prefill(&mut self, tokens: &[i32], cancel: &CancelToken) -> Result<Option<Vec<f32>>> {
+        self.forward_until(tokens, Logits::Last, &|| cancel.is_cancelled())
+    }
     fn telemetry(&self) -> Telemetry {
         Telemetry { compute_s: Some(self.stats().compute_s), provider: self.provider().counters() }
     }
@@ -63,6 +82,15 @@ impl Forward for crate::llama::Session {
     fn n_past(&self) -> u32 {
         crate::llama::Session::n_past(self)
     }
+    fn n_ctx(&self) -> u32 {
+        crate::llama::Session::n_ctx(self)
+    }
+    fn n_ubatch(&self) -> u32 {
+        crate::llama::Session::n_ubatch(self)
+    }
+    fn prefill(&mut self, tokens: &[i32], cancel: &CancelToken) -> Result<Option<Vec<f32>>> {
+        Ok(self.forward_until(tokens, false, &|| cancel.is_cancelled())?)
+    }
 }
 
 /// Stops a generation between two steps, from any thread.
@@ -73,6 +101,11 @@ impl CancelToken {
     /// Ask the generation in progress (or the next one to start) to stop.
     pub fn cancel(&self) {
         self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// The flag itself, for a signal handler to set (`signal_hook::flag::register`).
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        self.0.clone()
     }
 
     /// Whether a cancel is pending.
@@ -102,8 +135,55 @@ pub struct Generation {
     pub prefill_s: f64,
     /// Seconds of each decode step (one per generated token after the first).
     pub step_s: Vec<f64>,
-    /// Stopped by [`CancelToken::cancel`].
-    pub cancelled: bool,
+    /// Why it stopped.
+    pub stop: StopReason,
+}
+
+impl Generation {
+    /// Stopped by [`CancelToken::cancel`] (Ctrl-C, a client that went away).
+    pub fn cancelled(&self) -> bool {
+        self.stop == StopReason::Interrupted
+    }
+}
+
+/// Why a generation stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StopReason {
+    /// The model produced an end-of-generation token.
+    EndOfGeneration,
+    /// The requested number of tokens (`-n`) was generated.
+    #[default]
+    Length,
+    /// The context is full: the next token has no room.
+    ContextFull,
+    /// Cancelled between steps ([`CancelToken::cancel`]).
+    Interrupted,
+    /// The caller's callback said stop (a stop string, a closed output).
+    Caller,
+}
+
+impl StopReason {
+    /// How telemetry names it (`stop:` line, JSON `stop_reason`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::EndOfGeneration => "eog",
+            StopReason::Length => "length",
+            StopReason::ContextFull => "context-full",
+            StopReason::Interrupted => "interrupted",
+            StopReason::Caller => "caller",
+        }
+    }
+
+    /// In words, for the `stop:` line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StopReason::EndOfGeneration => "end-of-generation token",
+            StopReason::Length => "-n tokens generated",
+            StopReason::ContextFull => "context full (-c)",
+            StopReason::Interrupted => "interrupted",
+            StopReason::Caller => "stopped by the caller",
+        }
+    }
 }
 
 /// One generated token, as the callback sees it.
@@ -120,11 +200,14 @@ pub struct Token {
 
 /// Prefill `prompt` after a reset, then up to `n` tokens: `pick` chooses each from the logits,
 /// `is_end` ends the generation (the end token is not kept), `on_token` sees each kept token
-/// and may stop. A cancel is honoured before each step; nothing is left running when this
-/// returns (the decoder waits for its reads inside each step).
+/// and may stop. The prompt is run in micro-batches with a cancel honoured between them, and a
+/// cancel is honoured before each step; nothing is left running when this returns (the decoder
+/// waits for its reads inside each step). A generation that would overflow the context stops
+/// there ([`StopReason::ContextFull`]); a prompt that does not fit is an error.
 ///
 /// # Errors
-/// The engine's; the generation ends at the failing step (no token after it).
+/// The engine's, [`crate::Error::ContextFull`] for a prompt longer than the context; the
+/// generation ends at the failing step (no token after it).
 pub fn generate(
     f: &mut dyn Forward,
     prompt: &[i32],
@@ -137,25 +220,42 @@ pub fn generate(
     cancel.clear();
     f.reset();
     let mut g = Generation { prompt_tokens: prompt.len(), ..Generation::default() };
+    if prompt.len() > f.n_ctx() as usize {
+        return Err(crate::Error::ContextFull { n_past: 0, n_new: prompt.len(), n_ctx: f.n_ctx() });
+    }
     let t = Instant::now();
-    let mut logits = f.forward_last(prompt)?;
+    let Some(mut logits) = f.prefill(prompt, cancel)? else {
+        g.stop = StopReason::Interrupted;
+        g.prefill_s = t.elapsed().as_secs_f64();
+        return Ok(g);
+    };
     g.prefill_s = t.elapsed().as_secs_f64();
     let mut step_s = g.prefill_s;
+    g.stop = StopReason::Length;
     for index in 0..n {
         if cancel.is_cancelled() {
-            g.cancelled = true;
+            g.stop = StopReason::Interrupted;
             break;
         }
         let id = pick(&logits);
         if is_end(id) {
+            g.stop = StopReason::EndOfGeneration;
             break;
         }
         g.tokens.push(id);
-        if on_token(Token { index, id, step_s, telemetry: f.telemetry() }) == Control::Stop || index + 1 == n {
+        if on_token(Token { index, id, step_s, telemetry: f.telemetry() }) == Control::Stop {
+            g.stop = StopReason::Caller;
+            break;
+        }
+        if index + 1 == n {
             break;
         }
         if cancel.is_cancelled() {
-            g.cancelled = true;
+            g.stop = StopReason::Interrupted;
+            break;
+        }
+        if f.n_past() >= f.n_ctx() {
+            g.stop = StopReason::ContextFull;
             break;
         }
         let t = Instant::now();

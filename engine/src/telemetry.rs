@@ -50,7 +50,10 @@ pub struct Row {
     pub read_bytes: Option<u64>,
     /// Of which read speculatively (look-ahead).
     pub spec_bytes: Option<u64>,
+    /// Routed experts found resident, served by a look-ahead read, and read on demand. (The
+    /// cache counts a prefetched entry as resident when routed; it is not a cache hit here.)
     pub hits: Option<u64>,
+    pub prefetched: Option<u64>,
     pub misses: Option<u64>,
     pub routed_bytes: Option<u64>,
     pub majflt: u64,
@@ -67,17 +70,27 @@ impl Row {
             compute_s: b.compute_s.map(|c| c - a.compute_s.unwrap_or(0.0)),
             read_bytes: pb.map(|p| p.bytes_read - pa.bytes_read),
             spec_bytes: pb.map(|p| p.spec_bytes - pa.spec_bytes),
-            hits: pb.map(|p| p.hits - pa.hits),
+            hits: pb.map(|p| (p.hits - p.spec_useful) - (pa.hits - pa.spec_useful)),
+            prefetched: pb.map(|p| p.spec_useful - pa.spec_useful),
             misses: pb.map(|p| p.misses - pa.misses),
             routed_bytes: pb.map(|p| p.routed_bytes - pa.routed_bytes),
             majflt,
         }
     }
 
-    /// Hits of the routed experts, %, when any were routed.
+    /// Hits of the routed experts (resident when routed), %, when any were routed.
     pub fn hit_pct(&self) -> Option<f64> {
-        let (h, m) = (self.hits?, self.misses?);
-        (h + m > 0).then(|| h as f64 / (h + m) as f64 * 100.0)
+        self.share(self.hits?)
+    }
+
+    /// Routed experts served by a look-ahead read, %, when any were routed.
+    pub fn prefetch_pct(&self) -> Option<f64> {
+        self.share(self.prefetched?)
+    }
+
+    fn share(&self, x: u64) -> Option<f64> {
+        let n = self.hits? + self.prefetched? + self.misses?;
+        (n > 0).then(|| x as f64 / n as f64 * 100.0)
     }
 
     /// The `--progress` line of token `index`.
@@ -87,7 +100,7 @@ impl Row {
             "token": index, "phase": phase, "wall_ms": self.wall_s * 1e3, "io_ms": ms(self.io_s),
             "stall_ms": ms(self.io_s), "manage_ms": ms(self.manage_s), "compute_ms": ms(self.compute_s),
             "read_bytes": self.read_bytes, "spec_bytes": self.spec_bytes, "hit_pct": self.hit_pct(),
-            "majflt": self.majflt,
+            "prefetch_pct": self.prefetch_pct(), "majflt": self.majflt,
         })
     }
 
@@ -95,7 +108,7 @@ impl Row {
     pub fn csv(&self, index: usize, phase: &str) -> String {
         let f = |x: Option<f64>| x.map_or("unmeasured".to_string(), |v| format!("{:.3}", v * 1e3));
         format!(
-            "{index},{phase},{:.3},{},{},{},{},{},{},{},{}",
+            "{index},{phase},{:.3},{},{},{},{},{},{},{},{},{}",
             self.wall_s * 1e3,
             f(self.io_s),
             f(self.io_s),
@@ -104,6 +117,7 @@ impl Row {
             self.read_bytes.map_or("unmeasured".into(), |b| b.to_string()),
             self.spec_bytes.map_or("unmeasured".into(), |b| b.to_string()),
             self.hit_pct().map_or("unmeasured".into(), |h| format!("{h:.1}")),
+            self.prefetch_pct().map_or("unmeasured".into(), |h| format!("{h:.1}")),
             self.majflt
         )
     }
@@ -117,6 +131,7 @@ pub struct Totals {
     pub compute_s: f64,
     pub read_bytes: u64,
     pub hits: u64,
+    pub prefetched: u64,
     pub misses: u64,
     pub routed_bytes: u64,
 }
@@ -129,6 +144,7 @@ impl Totals {
         self.compute_s += r.compute_s.unwrap_or(0.0);
         self.read_bytes += r.read_bytes.unwrap_or(0);
         self.hits += r.hits.unwrap_or(0);
+        self.prefetched += r.prefetched.unwrap_or(0);
         self.misses += r.misses.unwrap_or(0);
         self.routed_bytes += r.routed_bytes.unwrap_or(0);
     }
@@ -209,6 +225,33 @@ pub struct SummaryInputs<'a> {
     pub stream: Option<&'a StreamFigures>,
 }
 
+/// Every key of the `--json` summary, in every mode: what was not measured is `null`.
+pub const SUMMARY_KEYS: &[&str] = &[
+    "tokens",
+    "prompt_tokens",
+    "prefill_tok/s",
+    "s/tok",
+    "tok/s",
+    "stop_reason",
+    "majflt/tok",
+    "max_rss_MiB",
+    "read_MiB",
+    "cache_hit_pct",
+    "prefetch_served_pct",
+    "token_demand_MiB",
+    "layer_demand_MiB",
+    "cache_budget_MiB",
+    "cache_cycle_mb",
+    "stall_s/tok",
+    "read_MiB/s",
+    "evictions",
+    "lookahead_accuracy_by_layer",
+    "lookahead_layers_off",
+    "lookahead_accuracy_pct",
+    "spec_MiB",
+    "spec_useful_pct",
+];
+
 impl Summary {
     /// The summary of a generation.
     pub fn new(i: SummaryInputs<'_>) -> Self {
@@ -217,6 +260,14 @@ impl Summary {
         let threads = i.threads;
         let mut lines = Vec::new();
         let prompt = gen.prompt_tokens;
+        let mut summary = serde_json::Map::new();
+        for k in SUMMARY_KEYS {
+            summary.insert((*k).into(), Value::Null);
+        }
+        let mut put = |k: &str, v: Value| {
+            debug_assert!(SUMMARY_KEYS.contains(&k), "{k} is not a summary key");
+            summary.insert(k.into(), v);
+        };
         lines.push(format!(
             "prefill: {} tokens in {:.3} s, {:.1} tok/s",
             prompt,
@@ -225,13 +276,13 @@ impl Summary {
         ));
         let steps = gen.step_s.len();
         let decode_s: f64 = gen.step_s.iter().sum();
-        let mut summary = serde_json::Map::new();
-        summary.insert("tokens".into(), json!(gen.tokens.len()));
-        summary.insert("prompt_tokens".into(), json!(prompt));
-        summary.insert("prefill_tok/s".into(), json!(prompt as f64 / gen.prefill_s.max(1e-9)));
+        put("tokens", json!(gen.tokens.len()));
+        put("prompt_tokens", json!(prompt));
+        put("prefill_tok/s", json!(prompt as f64 / gen.prefill_s.max(1e-9)));
+        put("stop_reason", json!(gen.stop.name()));
         let per = |x: f64| if steps > 0 { json!(x / steps as f64) } else { Value::Null };
-        summary.insert("s/tok".into(), per(decode_s));
-        summary.insert("tok/s".into(), if steps > 0 { json!(steps as f64 / decode_s.max(1e-9)) } else { Value::Null });
+        put("s/tok", per(decode_s));
+        put("tok/s", if steps > 0 { json!(steps as f64 / decode_s.max(1e-9)) } else { Value::Null });
         if steps > 0 {
             lines.push(format!(
                 "generation: {} tokens, {:.4} s/token, {:.2} tok/s",
@@ -247,103 +298,89 @@ impl Summary {
         } else {
             lines.push(format!("generation: {} tokens, s/token unmeasured (fewer than two tokens)", gen.tokens.len()));
         }
-        summary.insert("majflt/tok".into(), per(meter.flt_decode as f64));
+        lines.push(format!("stop: {}", gen.stop.describe()));
+        put("majflt/tok", per(meter.flt_decode as f64));
         let rss = max_rss() as f64 / MIB;
-        summary.insert("max_rss_MiB".into(), json!(rss));
+        put("max_rss_MiB", json!(rss));
         lines.push(format!(
             "memory: max RSS {rss:.0} MiB{}",
             i.graph_bytes.map_or(String::new(), |g| format!(" (graph buffers {:.0} MiB)", g as f64 / MIB))
         ));
         let mib = |b: u64| b as f64 / MIB;
-        match (i.end.provider, i.stream) {
-            (Some(p), Some(si)) => {
-                let read = mib(decode.read_bytes);
-                let hits = decode.hits as f64 / ((decode.hits + decode.misses).max(1)) as f64 * 100.0;
-                let measured = steps > 0;
-                if measured {
-                    lines.push(format!(
-                        "moe-stream: read {read:.1} MiB in decode ({:.2} MiB/token); decode time: compute {:.3} s, cache \
-                         management {:.3} s, I/O wait (stall) {:.3} s, other {:.3} s; {} while reading",
-                        read / steps as f64,
-                        decode.compute_s,
-                        decode.manage_s,
-                        decode.io_s,
-                        (decode_s - decode.compute_s - decode.manage_s - decode.io_s).max(0.0),
-                        if decode.io_s > 0.0 {
-                            format!("{:.0} MiB/s", read / decode.io_s)
-                        } else {
-                            "unmeasured (no reads)".into()
-                        },
-                    ));
-                    lines.push(format!(
-                        "moe-cache: hit {hits:.1} % in decode ({:.1} % overall); resident {:.0} MiB of {:.0} MiB; evictions {}",
-                        p.hits as f64 / ((p.hits + p.misses).max(1)) as f64 * 100.0,
-                        mib(p.resident_bytes),
-                        si.budget_mib,
-                        p.evictions
-                    ));
-                }
-                summary.insert("read_MiB".into(), json!(read));
-                summary.insert("cache_hit_pct".into(), if measured { json!(hits) } else { Value::Null });
-                summary.insert("token_demand_MiB".into(), per(mib(decode.routed_bytes)));
-                summary.insert(
-                    "layer_demand_MiB".into(),
-                    if measured { json!(mib(p.max_layer_routed_bytes)) } else { Value::Null },
-                );
-                summary.insert("cache_budget_MiB".into(), json!(si.budget_mib));
-                summary.insert("cache_cycle_mb".into(), json!(si.cycle_mib));
-                summary.insert("stall_s/tok".into(), per(decode.io_s));
-                summary.insert(
-                    "read_MiB/s".into(),
-                    if decode.io_s > 0.0 { json!(read / decode.io_s) } else { Value::Null },
-                );
-                summary.insert("evictions".into(), json!(p.evictions));
-                if si.overlap {
-                    let acc = (p.real_with_prediction > 0)
-                        .then(|| 100.0 * p.predicted_real as f64 / p.real_with_prediction as f64);
-                    let useful = (p.spec_entries > 0).then(|| 100.0 * p.spec_useful as f64 / p.spec_entries as f64);
-                    let by_layer: Vec<Option<f64>> = si.lookahead_layers.iter().map(|l| l.accuracy_pct()).collect();
-                    let mut sorted: Vec<f64> = by_layer.iter().flatten().copied().collect();
-                    sorted.sort_by(f64::total_cmp);
-                    let spread = match (sorted.first(), sorted.get(sorted.len() / 2), sorted.last()) {
-                        (Some(lo), Some(mid), Some(hi)) => {
-                            format!(" (per layer min/median/max {lo:.0}/{mid:.0}/{hi:.0} %)")
-                        }
-                        _ => String::new(),
-                    };
-                    let n_off = si.lookahead_layers.iter().filter(|l| l.off).count();
-                    lines.push(format!(
-                        "moe-overlap: stall {:.4} s/token; look-ahead accuracy {}{spread}, speculative {:.1} MiB ({} \
-                         entries, {} useful); reads off in {n_off} of {} layers{}",
-                        if steps > 0 { decode.io_s / steps as f64 } else { 0.0 },
-                        acc.map_or("unmeasured".into(), |a| format!("{a:.1} %")),
-                        mib(p.spec_bytes),
-                        p.spec_entries,
-                        useful.map_or("unmeasured".into(), |u| format!("{u:.1} %")),
-                        si.lookahead_layers.len(),
-                        si.lookahead_off
-                            .as_ref()
-                            .map_or(String::new(), |why| format!("; look-ahead switched off: {why}")),
-                    ));
-                    summary.insert("lookahead_accuracy_by_layer".into(), json!(by_layer));
-                    summary.insert("lookahead_layers_off".into(), json!(n_off));
-                    summary.insert("lookahead_accuracy_pct".into(), acc.map_or(Value::Null, |a| json!(a)));
-                    summary.insert("spec_MiB".into(), json!(mib(p.spec_bytes)));
-                    summary.insert("spec_useful_pct".into(), useful.map_or(Value::Null, |u| json!(u)));
-                }
+        if let Some(si) = i.stream {
+            put("cache_budget_MiB", json!(si.budget_mib));
+            put("cache_cycle_mb", json!(si.cycle_mib));
+        }
+        if let (Some(p), Some(si)) = (i.end.provider, i.stream) {
+            let read = mib(decode.read_bytes);
+            let routed = (decode.hits + decode.prefetched + decode.misses).max(1) as f64;
+            let (hits, prefetched) = (decode.hits as f64 / routed * 100.0, decode.prefetched as f64 / routed * 100.0);
+            let measured = steps > 0;
+            if measured {
+                lines.push(format!(
+                    "moe-stream: read {read:.1} MiB in decode ({:.2} MiB/token); decode time: compute {:.3} s, cache \
+                     management {:.3} s, I/O wait (stall) {:.3} s, other {:.3} s; {} while reading",
+                    read / steps as f64,
+                    decode.compute_s,
+                    decode.manage_s,
+                    decode.io_s,
+                    (decode_s - decode.compute_s - decode.manage_s - decode.io_s).max(0.0),
+                    if decode.io_s > 0.0 {
+                        format!("{:.0} MiB/s", read / decode.io_s)
+                    } else {
+                        "unmeasured (no reads)".into()
+                    },
+                ));
+                let all = (p.hits + p.misses).max(1) as f64;
+                lines.push(format!(
+                    "moe-cache: hit {hits:.1} % in decode (resident when routed), {prefetched:.1} % served by \
+                     look-ahead reads, {:.1} % read on demand ({:.1} % hit overall); resident {:.0} MiB of {:.0} MiB; \
+                     evictions {}",
+                    decode.misses as f64 / routed * 100.0,
+                    (p.hits - p.spec_useful) as f64 / all * 100.0,
+                    mib(p.resident_bytes),
+                    si.budget_mib,
+                    p.evictions
+                ));
+                put("cache_hit_pct", json!(hits));
+                put("prefetch_served_pct", json!(prefetched));
+                put("layer_demand_MiB", json!(mib(p.max_layer_routed_bytes)));
             }
-            _ => {
-                for k in [
-                    "read_MiB",
-                    "cache_hit_pct",
-                    "token_demand_MiB",
-                    "layer_demand_MiB",
-                    "cache_budget_MiB",
-                    "stall_s/tok",
-                ] {
-                    summary.insert(k.into(), Value::Null);
-                }
-                summary.insert("cache_cycle_mb".into(), i.stream.map_or(Value::Null, |s| json!(s.cycle_mib)));
+            put("read_MiB", json!(read));
+            put("token_demand_MiB", per(mib(decode.routed_bytes)));
+            put("stall_s/tok", per(decode.io_s));
+            put("read_MiB/s", if decode.io_s > 0.0 { json!(read / decode.io_s) } else { Value::Null });
+            put("evictions", json!(p.evictions));
+            if si.overlap {
+                let acc = (p.real_with_prediction > 0)
+                    .then(|| 100.0 * p.predicted_real as f64 / p.real_with_prediction as f64);
+                let useful = (p.spec_entries > 0).then(|| 100.0 * p.spec_useful as f64 / p.spec_entries as f64);
+                let by_layer: Vec<Option<f64>> = si.lookahead_layers.iter().map(|l| l.accuracy_pct()).collect();
+                let mut sorted: Vec<f64> = by_layer.iter().flatten().copied().collect();
+                sorted.sort_by(f64::total_cmp);
+                let spread = match (sorted.first(), sorted.get(sorted.len() / 2), sorted.last()) {
+                    (Some(lo), Some(mid), Some(hi)) => {
+                        format!(" (per layer min/median/max {lo:.0}/{mid:.0}/{hi:.0} %)")
+                    }
+                    _ => String::new(),
+                };
+                let n_off = si.lookahead_layers.iter().filter(|l| l.off).count();
+                lines.push(format!(
+                    "moe-overlap: stall {:.4} s/token; look-ahead accuracy {}{spread}, speculative {:.1} MiB ({} \
+                     entries, {} useful); reads off in {n_off} of {} layers{}",
+                    if steps > 0 { decode.io_s / steps as f64 } else { 0.0 },
+                    acc.map_or("unmeasured".into(), |a| format!("{a:.1} %")),
+                    mib(p.spec_bytes),
+                    p.spec_entries,
+                    useful.map_or("unmeasured".into(), |u| format!("{u:.1} %")),
+                    si.lookahead_layers.len(),
+                    si.lookahead_off.as_ref().map_or(String::new(), |why| format!("; look-ahead switched off: {why}")),
+                ));
+                put("lookahead_accuracy_by_layer", json!(by_layer));
+                put("lookahead_layers_off", json!(n_off));
+                put("lookahead_accuracy_pct", acc.map_or(Value::Null, |a| json!(a)));
+                put("spec_MiB", json!(mib(p.spec_bytes)));
+                put("spec_useful_pct", useful.map_or(Value::Null, |u| json!(u)));
             }
         }
         Self { lines, json: summary }

@@ -222,14 +222,25 @@ fn malformed_tensor_infos_give_typed_errors() {
     let off = u64::from_le_bytes(b[off_at..off_at + 8].try_into().unwrap());
     b[off_at..off_at + 8].copy_from_slice(&(off + 4).to_le_bytes());
     assert!(matches!(parse(&b), Err(Error::MisalignedTensor { .. })));
-    // Offset so large that offset + size overflows: past EOF, no panic.
+    // Offset so large that offset + size overflows: refused (not where the previous tensor's
+    // data ends, as ggml requires), no panic.
     let mut b = good.clone();
     b[off_at..off_at + 8].copy_from_slice(&(u64::MAX - 31).to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::TensorLayout { .. })));
+    // A type whose bytes no longer end where the next tensor starts (f32 -> f16): refused as
+    // ggml refuses it.
+    let mut b = good.clone();
+    b[ty_at..ty_at + 4].copy_from_slice(&1u32.to_le_bytes());
+    assert!(matches!(parse(&b), Err(Error::TensorLayout { .. })));
+    // The last tensor's data past the end of the file (the layout itself intact).
+    let b = good[..good.len() - 64].to_vec();
     assert!(matches!(parse(&b), Err(Error::TensorPastEof { .. })));
     // An expert tensor with the wrong expert count fails in the index, not the reader.
     let at = tensor_info_at(&good, "blk.0.ffn_up_exps.weight");
     let mut b = good.clone();
-    b[at + 4 + 16..at + 4 + 24].copy_from_slice(&4u64.to_le_bytes()); // ne2: 8 -> 4 experts
+    // [256, 256, 8] -> [256, 512, 4]: the same bytes (so the layout holds), 4 experts.
+    b[at + 4 + 8..at + 4 + 16].copy_from_slice(&512u64.to_le_bytes());
+    b[at + 4 + 16..at + 4 + 24].copy_from_slice(&4u64.to_le_bytes());
     let h = parse(&b).unwrap();
     match ModelIndex::new(gguf::GgufModel::single("x".into(), h)) {
         Err(model::Error::TensorShape { name, .. }) => assert_eq!(name, "blk.0.ffn_up_exps.weight"),

@@ -322,7 +322,7 @@ fn session_resize_and_cancel() {
             Control::Continue
         })
         .unwrap();
-    assert!(g3.cancelled && g3.tokens.len() == 4 && seen == 4, "{:?}", g3.tokens);
+    assert!(g3.cancelled() && g3.tokens.len() == 4 && seen == 4, "{:?}", g3.tokens);
     assert_eq!(&g3.tokens[..], &g.tokens[..4]);
     session.set_cache_budget_bytes(64 << 20);
     let g4 = run(&mut session);

@@ -60,6 +60,9 @@ impl AccessStream {
     /// the parser).
     pub fn from_trace(t: &RouteTrace, k: Option<u32>) -> super::Result<Self> {
         let geom = t.header.geometry()?;
+        if k == Some(0) {
+            return Err(super::CacheError::Geometry { what: "--k 0: replay at least the first rank".into() });
+        }
         let kk = k.unwrap_or(t.header.n_expert_used).min(t.header.n_expert_used);
         let mut groups: Vec<Group> = Vec::new();
         let mut sequence = Vec::new();

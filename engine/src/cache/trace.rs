@@ -24,6 +24,9 @@ pub enum TraceError {
     /// The content is not valid `route_trace v1`.
     #[error("route trace {path}:{line}: {what}")]
     Parse { path: String, line: usize, what: String },
+    /// A path that is not a regular file (opening a FIFO would wait for a writer).
+    #[error("route trace {path}: {kind}, not a trace file")]
+    NotAFile { path: String, kind: &'static str },
 }
 
 /// The `# model=…` line and the per-layer lines.
@@ -97,6 +100,12 @@ impl RouteTrace {
     /// [`TraceError::Io`] if it cannot be read, [`TraceError::Parse`] naming the line otherwise.
     pub fn read(path: &Path) -> Result<Self, TraceError> {
         let name = path.display().to_string();
+        let meta = std::fs::metadata(path).map_err(|err| TraceError::Io { path: name.clone(), err })?;
+        if !meta.is_file() {
+            // Opening a FIFO would wait for a writer.
+            let kind = crate::gguf::file_kind(&meta);
+            return Err(TraceError::NotAFile { path: name, kind });
+        }
         let f = std::fs::File::open(path).map_err(|err| TraceError::Io { path: name.clone(), err })?;
         Self::parse(io::BufReader::new(f), &name)
     }
@@ -121,7 +130,7 @@ impl RouteTrace {
             }
             if !saw_magic {
                 if line.trim() != "# route_trace v1" {
-                    return Err(err(ln, format!("expected `# route_trace v1`, found `{}`", clip(line))));
+                    return Err(err(ln, format!("expected `# route_trace v1`, found `{}`", excerpt(line))));
                 }
                 saw_magic = true;
                 continue;
@@ -134,7 +143,7 @@ impl RouteTrace {
                 let get = |k: &str| kv.iter().find(|(kk, _)| *kk == k).map(|(_, v)| *v);
                 let num = |k: &str| -> Result<u64, TraceError> {
                     let v = get(k).ok_or_else(|| err(ln, format!("missing `{k}=`")))?;
-                    v.parse::<u64>().map_err(|_| err(ln, format!("`{k}={v}` is not a non-negative integer")))
+                    v.parse::<u64>().map_err(|_| err(ln, format!("`{k}={}` is not a non-negative integer", excerpt(v))))
                 };
                 if get("model").is_some() {
                     if model.is_some() {
@@ -167,8 +176,11 @@ impl RouteTrace {
                     if slot.is_some() {
                         return Err(err(ln, format!("layer {l} declared twice")));
                     }
-                    if b == 0 {
-                        return Err(err(ln, format!("layer {l} has expert_bytes=0")));
+                    if b == 0 || b > MAX_ENTRY_BYTES || d > MAX_ENTRY_BYTES * 1024 {
+                        return Err(err(
+                            ln,
+                            format!("layer {l}: implausible expert_bytes={b} dense_bytes={d} (an expert entry is 1 B to 16 GiB)"),
+                        ));
                     }
                     *slot = Some((b, d));
                 }
@@ -176,7 +188,7 @@ impl RouteTrace {
             }
             if !saw_csv {
                 if line.trim() != CSV_HEADER {
-                    return Err(err(ln, format!("expected the CSV header `{CSV_HEADER}`, found `{}`", clip(line))));
+                    return Err(err(ln, format!("expected the CSV header `{CSV_HEADER}`, found `{}`", excerpt(line))));
                 }
                 let Some(_) = model else { return Err(err(ln, "CSV header before the `# model=` line".into())) };
                 if let Some(l) = layers.iter().position(Option::is_none) {
@@ -185,8 +197,8 @@ impl RouteTrace {
                 saw_csv = true;
                 continue;
             }
-            let (_, _, n_layer, n_expert, _) = model.as_ref().expect("checked at the CSV header");
-            rows.push(parse_row(line, *n_layer, *n_expert).map_err(|w| err(ln, w))?);
+            let (_, _, n_layer, n_expert, k) = model.as_ref().expect("checked at the CSV header");
+            rows.push(parse_row(line, *n_layer, *n_expert, *k).map_err(|w| err(ln, w))?);
         }
         if !saw_csv {
             return Err(err(0, "no CSV header: not a complete route trace".into()));
@@ -197,47 +209,47 @@ impl RouteTrace {
     }
 }
 
-fn clip(s: &str) -> String {
-    s.chars().take(80).collect()
-}
-
 fn parse_kv(s: &str) -> Vec<(&str, &str)> {
     s.split_whitespace().filter_map(|t| t.split_once('=')).collect()
 }
 
-fn parse_row(line: &str, n_layer: u32, n_expert: u32) -> Result<RouteRow, String> {
+/// The largest expert entry a trace may declare (16 GiB; the largest real one is tens of MiB):
+/// keeps byte sums of a replay far from overflow.
+const MAX_ENTRY_BYTES: u64 = 1 << 34;
+
+fn parse_row(line: &str, n_layer: u32, n_expert: u32, k: u32) -> Result<RouteRow, String> {
     let f: Vec<&str> = line.split(',').map(str::trim).collect();
     if f.len() != 9 {
         return Err(format!("expected 9 fields, found {}", f.len()));
     }
     fn int<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
-        v.parse().map_err(|_| format!("{name} `{v}` is not a non-negative integer"))
+        v.parse().map_err(|_| format!("{name} `{}` is not a non-negative integer", excerpt(v)))
     }
     let phase = match f[1] {
         "0" => Phase::Prefill,
         "1" => Phase::Decode,
-        v => return Err(format!("phase `{v}` is not 0 (prefill) or 1 (decode)")),
+        v => return Err(format!("phase `{}` is not 0 (prefill) or 1 (decode)", excerpt(v))),
     };
     let layer: u32 = int("layer", f[3])?;
     if layer >= n_layer {
         return Err(format!("layer {layer} out of range (n_layer={n_layer})"));
     }
     let slot: u32 = int("slot", f[4])?;
-    if slot >= n_expert {
-        return Err(format!("slot {slot} out of range (n_expert={n_expert})"));
+    if slot >= k {
+        return Err(format!("slot {slot} out of range: a rank of the top-{k} (n_expert_used={k})"));
     }
     let expert: u32 = int("expert", f[5])?;
     if expert >= n_expert {
         return Err(format!("expert {expert} out of range (n_expert={n_expert})"));
     }
-    let weight: f32 = f[6].parse().map_err(|_| format!("weight `{}` is not a number", f[6]))?;
+    let weight: f32 = f[6].parse().map_err(|_| format!("weight `{}` is not a number", excerpt(f[6])))?;
     if !weight.is_finite() {
-        return Err(format!("weight `{}` is not finite", f[6]));
+        return Err(format!("weight `{}` is not finite", excerpt(f[6])));
     }
     let residency = match f[7] {
         "0" => false,
         "1" => true,
-        v => return Err(format!("residency `{v}` is not 0 or 1")),
+        v => return Err(format!("residency `{}` is not 0 or 1", excerpt(v))),
     };
     Ok(RouteRow {
         turn: int("turn", f[0])?,

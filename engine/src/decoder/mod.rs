@@ -497,6 +497,15 @@ impl<P: ExpertProvider> Decoder<P> {
     /// [`Error::BadToken`], [`Error::ContextFull`] (nothing is computed then), provider and
     /// ggml errors (the KV cache may then hold part of the batch: [`Self::reset`] before reuse).
     pub fn forward(&mut self, tokens: &[i32], want: Logits) -> Result<Vec<f32>> {
+        Ok(self.forward_until(tokens, want, &|| false)?.expect("never stopped"))
+    }
+
+    /// [`Self::forward`] that asks `stop` before each micro-batch and returns `None` when it
+    /// says so (the KV cache then holds the micro-batches run so far).
+    ///
+    /// # Errors
+    /// As [`Self::forward`].
+    pub fn forward_until(&mut self, tokens: &[i32], want: Logits, stop: &dyn Fn() -> bool) -> Result<Option<Vec<f32>>> {
         let (n_vocab, n_ctx) = (self.m.n_vocab, self.m.opts.n_ctx);
         if let Some(&t) = tokens.iter().find(|&&t| t < 0 || t as u64 >= n_vocab) {
             return Err(Error::BadToken { token: t, n_vocab });
@@ -507,6 +516,9 @@ impl<P: ExpertProvider> Decoder<P> {
         let mut out = Vec::new();
         let chunks: Vec<&[i32]> = tokens.chunks(self.m.opts.n_ubatch as usize).collect();
         for (i, chunk) in chunks.iter().enumerate() {
+            if stop() {
+                return Ok(None);
+            }
             let rows = match want {
                 Logits::All => Rows::All,
                 Logits::Last if i + 1 == chunks.len() => Rows::Last,
@@ -519,7 +531,7 @@ impl<P: ExpertProvider> Decoder<P> {
             out.extend_from_slice(&logits);
             self.n_past += chunk.len() as u32;
         }
-        Ok(out)
+        Ok(Some(out))
     }
 
     fn ubatch(&mut self, tokens: &[i32], rows: Rows, prefill: bool, step: u32) -> Result<Vec<f32>> {

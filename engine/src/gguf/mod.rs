@@ -17,8 +17,8 @@ mod split;
 mod value;
 mod writer;
 
-pub use reader::{parse, parse_file, GgufHeader, TensorInfo, MAX_TENSOR_NAME};
-pub use split::{open_model, shard_paths, split_name, GgufModel, ResolvedTensor, Shard};
+pub use reader::{file_kind, parse, parse_file, GgufHeader, TensorInfo, MAX_TENSOR_NAME};
+pub use split::{model_files, open_model, shard_paths, split_name, GgufModel, ResolvedTensor, Shard};
 pub use value::{Metadata, Value, ValueType};
 pub use writer::{align_up, HeaderWriter, TensorSlot};
 
@@ -44,8 +44,9 @@ pub enum Error {
     /// A version this parser does not read (1 used 32-bit counts; only 2 and 3 are supported).
     #[error("gguf: unsupported version {version} (supported: 2, 3)")]
     UnsupportedVersion { version: u32 },
-    /// A count (tensors, key/values, array elements) that cannot fit in the bytes left.
-    #[error("gguf: absurd {what} count {count} at offset {offset}: needs at least {min_bytes} bytes, only {remaining} left in the file")]
+    /// A count (tensors, key/values, array elements) that cannot fit in the bytes left: the file
+    /// is truncated, or the count is corrupt.
+    #[error("gguf: {what} count {count} at offset {offset} needs at least {min_bytes} bytes, but only {remaining} are left: the file is truncated or corrupt")]
     AbsurdCount { what: String, count: u64, offset: u64, min_bytes: u128, remaining: u64 },
     /// A string whose declared length runs past the end of the file.
     #[error(
@@ -88,6 +89,14 @@ pub enum Error {
     /// A tensor data offset not aligned to the file's alignment.
     #[error("gguf: tensor `{name}`: data offset {offset} is not a multiple of the alignment {alignment}")]
     MisalignedTensor { name: String, offset: u64, alignment: u64 },
+    /// A path that is not a regular file (a directory, a FIFO, a device): refused before it is
+    /// opened, since opening a FIFO waits for a writer.
+    #[error("gguf: {path} is {kind}, not a model file")]
+    NotAFile { path: String, kind: &'static str },
+    /// A tensor's data that does not follow the previous tensor's (a gap or an overlap), which
+    /// ggml's own reader refuses.
+    #[error("gguf: tensor `{name}` has data offset {offset}, expected {expected} (each tensor's data must follow the previous one's, as ggml requires)")]
+    TensorLayout { name: String, offset: u64, expected: u64 },
     /// A tensor whose data (offset + size) runs past the end of its file.
     #[error("gguf: tensor `{name}`: data [{start}, {end}) runs past the end of the file ({file_len} bytes)")]
     TensorPastEof { name: String, start: u64, end: u128, file_len: u64 },
@@ -104,3 +113,25 @@ pub enum Error {
 
 /// Result alias of the GGUF layer.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The fuzz target's body (`fuzz/fuzz_targets/gguf_index.rs`), here so that the regression test
+/// over the fuzz corpus (`engine/tests/fuzz_corpus.rs`) runs exactly the same checks: parsing
+/// and indexing arbitrary bytes may fail, but never panic, abort or allocate without bound, and
+/// whatever they accept is self-consistent (every tensor and every expert range inside the file).
+#[doc(hidden)]
+pub fn fuzz_check(data: &[u8]) {
+    let Ok(header) = parse(data, data.len() as u64) else { return };
+    for t in &header.tensors {
+        assert!(t.offset >= header.data_offset);
+        assert!(u128::from(t.offset) + u128::from(t.size) <= data.len() as u128);
+    }
+    let Ok(idx) = crate::model::ModelIndex::new(GgufModel::single("fuzz.gguf".into(), header)) else { return };
+    for layer in &idx.layers {
+        for e in 0..layer.n_expert {
+            for (_, r) in layer.ranges(e) {
+                assert!(u128::from(r.offset) + u128::from(r.len) <= data.len() as u128);
+            }
+        }
+    }
+    let _ = (idx.dense_bytes(), idx.expert_bytes(), idx.cycle_bytes(8), idx.widest_layer(), idx.types_by_kind());
+}

@@ -82,6 +82,11 @@ impl GgufHeader {
 /// [`Error::Io`] if the file cannot be opened or read; any other variant for a malformed header.
 pub fn parse_file(path: &Path) -> Result<GgufHeader> {
     let io = |op| move |err| Error::Io { op, path: path.display().to_string(), err };
+    // Look before opening: opening a FIFO blocks until a writer comes, a device may be endless.
+    let meta = std::fs::metadata(path).map_err(io("opening"))?;
+    if !meta.is_file() {
+        return Err(Error::NotAFile { path: path.display().to_string(), kind: file_kind(&meta) });
+    }
     let file = File::open(path).map_err(io("opening"))?;
     let file_len = file.metadata().map_err(io("stat"))?.len();
     parse(BufReader::with_capacity(1 << 20, file), file_len).map_err(|e| match e {
@@ -166,6 +171,18 @@ pub fn parse<R: Read>(src: R, file_len: u64) -> Result<GgufHeader> {
 
     let data_offset =
         super::align_up(r.pos, alignment).ok_or_else(|| Error::Overflow { what: "data section offset".into() })?;
+    // ggml (gguf.cpp) and so llama.cpp require each tensor's data to follow the previous one's,
+    // padded to the alignment, in header order: no gaps, no overlaps. Checked here so that every
+    // command refuses what llama.cpp would.
+    let mut expected = 0u64;
+    for t in &tensors {
+        if t.rel_offset != expected {
+            return Err(Error::TensorLayout { name: t.name.clone(), offset: t.rel_offset, expected });
+        }
+        expected = super::align_up(t.size, alignment)
+            .and_then(|p| expected.checked_add(p))
+            .ok_or_else(|| Error::Overflow { what: format!("tensor `{}`: data section size", t.name) })?;
+    }
     for t in &mut tensors {
         let start = data_offset.checked_add(t.rel_offset);
         let end = start.map(|s| u128::from(s) + u128::from(t.size));
@@ -310,4 +327,29 @@ impl<R: Read> Cursor<R> {
             }
         })
     }
+}
+
+/// What a path that is not a regular file is, for messages.
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+        if ft.is_block_device() {
+            return "a block device";
+        }
+        if ft.is_char_device() {
+            return "a character device";
+        }
+    }
+    "not a regular file"
 }

@@ -128,7 +128,11 @@ pub fn open_model(path: &Path) -> Result<GgufModel> {
         if sno != Some(i as u32) || scount != Some(count) {
             return Err(Error::BadSplit {
                 path: p.display().to_string(),
-                why: format!("expected split.no={i} split.count={count}, found {sno:?} {scount:?}"),
+                why: format!(
+                    "expected split.no={i} split.count={count}, found split.no={} split.count={}",
+                    sno.map_or("(absent)".into(), |n| n.to_string()),
+                    scount.map_or("(absent)".into(), |n| n.to_string())
+                ),
             });
         }
         shards.push(Shard { path: p.clone(), header });
@@ -151,6 +155,19 @@ pub fn open_model(path: &Path) -> Result<GgufModel> {
         }
     }
     Ok(GgufModel { shards, tensors })
+}
+
+/// The files of the model whose first file is `path` (every shard of a split model), as far as
+/// its header says; just `path` when the header cannot be read. For refusing an output path
+/// that would overwrite the model, before the model is loaded.
+pub fn model_files(path: &Path) -> Vec<PathBuf> {
+    let count = parse_file(path).ok().and_then(|h| split_key(&h, path, "split.count").ok().flatten()).unwrap_or(1);
+    if count > 1 {
+        if let Ok(paths) = shard_paths(path, count) {
+            return paths;
+        }
+    }
+    vec![path.to_path_buf()]
 }
 
 fn split_key(h: &GgufHeader, path: &Path, key: &str) -> Result<Option<u32>> {

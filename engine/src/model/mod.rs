@@ -50,6 +50,10 @@ pub enum Error {
     /// A tensor the architecture requires is absent.
     #[error("model: tensor `{name}` is missing")]
     MissingTensor { name: String },
+    /// Tensors of layers past `block_count`: llama.cpp refuses such a file (it counts every
+    /// tensor it loads against the file's), and they would go unused.
+    #[error("model: {count} tensors are of layers at or past block_count {n_layer} and would go unused ({first}, …)")]
+    UnusedTensors { n_layer: u32, count: usize, first: String },
     /// An expert (or router) tensor whose shape does not match the params.
     #[error("model: tensor `{name}` has shape {dims:?}, expected {expected:?}")]
     TensorShape { name: String, dims: Vec<u64>, expected: Vec<u64> },
@@ -183,6 +187,19 @@ impl ModelIndex {
             }
             layers.push(MoeLayer { layer: l, n_expert: shape.n_expert, tensors });
         }
+        let past: Vec<&str> = file
+            .tensors
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|n| block_of(n).is_some_and(|b| b >= u64::from(shape.n_layer)))
+            .collect();
+        if let Some(first) = past.first() {
+            return Err(Error::UnusedTensors {
+                n_layer: shape.n_layer,
+                count: past.len(),
+                first: (*first).to_string(),
+            });
+        }
         let dense = (0..file.tensors.len()).filter(|&i| !expert_names.contains(&file.tensors[i].name)).collect();
         Ok(Self { file, arch, params, dense, layers })
     }
@@ -277,6 +294,13 @@ impl ModelIndex {
         }
         out
     }
+}
+
+/// The layer number of a tensor named `blk.N.…`.
+fn block_of(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix("blk.")?;
+    let n = &rest[..rest.find('.')?];
+    n.bytes().all(|b| b.is_ascii_digit()).then(|| n.parse().ok()).flatten()
 }
 
 /// The kind of a tensor: its name without a leading `blk.N.`.

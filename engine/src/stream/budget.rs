@@ -25,16 +25,59 @@ pub enum CacheSize {
 impl std::str::FromStr for CacheSize {
     type Err = Error;
 
-    /// `auto`, or a size in MiB (`--cache-mb`).
+    /// `auto`, or a size (`--cache-mb`: see [`parse_size`]).
     fn from_str(s: &str) -> Result<Self> {
-        let s = s.trim();
-        if s.eq_ignore_ascii_case("auto") {
+        if s.trim().eq_ignore_ascii_case("auto") {
             return Ok(CacheSize::Auto);
         }
-        let mb: u64 =
-            s.parse().map_err(|_| Error::Invalid(format!("--cache-mb `{s}`: expected auto, 0 or a size in MiB")))?;
-        Ok(CacheSize::Bytes(mb << 20))
+        parse_size("--cache-mb", s).map(CacheSize::Bytes)
     }
+}
+
+/// A size flag in bytes: a plain number is MiB (`4096`), or a number with a binary unit
+/// (`512K`, `4096M`, `2G`, `1T`, also `KiB`, `MiB`, `GiB`, `TiB`, any case; fractions such as
+/// `1.5G` are allowed). Checked: a size that does not fit 64 bits is an error, never a wrap.
+///
+/// # Errors
+/// [`Error::Invalid`] naming `flag` and what it expected.
+pub fn parse_size(flag: &str, s: &str) -> Result<u64> {
+    let t = s.trim();
+    let bad = || {
+        Error::Invalid(format!(
+            "{flag} `{}`: expected a size: MiB (4096), or with a unit (512K, 4096M, 2G, 1T)",
+            crate::cache::trace::excerpt(t)
+        ))
+    };
+    let lower = t.to_ascii_lowercase();
+    let digits = lower.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &lower[digits.len()..];
+    let shift = match unit {
+        "" | "m" | "mb" | "mib" => 20,
+        "k" | "kb" | "kib" => 10,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        "b" => 0,
+        _ => return Err(bad()),
+    };
+    let digits = digits.trim();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return Err(bad());
+    }
+    let too_big = || {
+        Error::Invalid(format!("{flag} `{}`: larger than this machine can address", crate::cache::trace::excerpt(t)))
+    };
+    if let Ok(n) = digits.parse::<u64>() {
+        return n.checked_mul(1u64 << shift).ok_or_else(too_big);
+    }
+    if digits.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(too_big());
+    }
+    let x: f64 = digits.parse().map_err(|_| bad())?;
+    let bytes = x * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(too_big());
+    }
+    Ok(bytes as u64)
 }
 
 /// What the budget is sized against.
@@ -55,9 +98,10 @@ pub struct Machine {
 pub struct Needs {
     /// Dense weights (read into anonymous memory or faulted in from the mapping).
     pub dense: u64,
-    /// The KV cache.
+    /// The KV cache and the compute buffers.
     pub kv: u64,
-    /// Every expert of the model.
+    /// A pool that holds every expert of the model (every entry in its slot, with its
+    /// O_DIRECT slack): no budget beyond it holds anything more.
     pub experts: u64,
 }
 
@@ -67,6 +111,8 @@ pub struct Budget {
     pub bytes: u64,
     /// Sized by `auto`.
     pub auto: bool,
+    /// An explicit size above what holding every expert takes, capped to that: the size asked.
+    pub capped_from: Option<u64>,
 }
 
 /// Decide the budget.
@@ -85,7 +131,7 @@ pub fn resolve(size: CacheSize, m: Machine, needs: Needs) -> Result<Budget> {
             if let Some(c) = m.ceiling {
                 b = b.min(c);
             }
-            Ok(Budget { bytes: b.min(needs.experts), auto: true })
+            Ok(Budget { bytes: b.min(needs.experts), auto: true, capped_from: None })
         }
         CacheSize::Bytes(b) => {
             if let Some(avail) = m.mem_available {
@@ -101,7 +147,10 @@ pub fn resolve(size: CacheSize, m: Machine, needs: Needs) -> Result<Budget> {
                     )));
                 }
             }
-            Ok(Budget { bytes: b, auto: false })
+            if b > needs.experts {
+                return Ok(Budget { bytes: needs.experts, auto: false, capped_from: Some(b) });
+            }
+            Ok(Budget { bytes: b, auto: false, capped_from: None })
         }
     }
 }
@@ -139,7 +188,7 @@ mod tests {
     #[test]
     fn auto_is_free_memory_less_floor_dense_and_kv_clamped() {
         let b = resolve(CacheSize::Auto, M, N).unwrap();
-        assert_eq!(b, Budget { bytes: 16 * GIB - (1536 << 20) - GIB - GIB / 2, auto: true });
+        assert_eq!(b, Budget { bytes: 16 * GIB - (1536 << 20) - GIB - GIB / 2, auto: true, capped_from: None });
         let b = resolve(CacheSize::Auto, Machine { ceiling: Some(2 * GIB), ..M }, N).unwrap();
         assert_eq!(b.bytes, 2 * GIB);
         let b = resolve(CacheSize::Auto, M, Needs { experts: GIB, ..N }).unwrap();
@@ -151,7 +200,13 @@ mod tests {
 
     #[test]
     fn an_explicit_size_must_leave_the_floor_unless_forced() {
-        assert_eq!(resolve(CacheSize::Bytes(4 * GIB), M, N).unwrap(), Budget { bytes: 4 * GIB, auto: false });
+        assert_eq!(
+            resolve(CacheSize::Bytes(4 * GIB), M, N).unwrap(),
+            Budget { bytes: 4 * GIB, auto: false, capped_from: None }
+        );
+        // Above what holding every expert takes: capped to it.
+        let b = resolve(CacheSize::Bytes(4 * GIB), M, Needs { experts: GIB, ..N }).unwrap();
+        assert_eq!(b, Budget { bytes: GIB, auto: false, capped_from: Some(4 * GIB) });
         let e = resolve(CacheSize::Bytes(15 * GIB), M, N).unwrap_err().to_string();
         assert!(e.starts_with("--cache-mb 15360 would leave less than --cache-floor-mb 1536 MiB free"), "{e}");
         assert!(resolve(CacheSize::Bytes(15 * GIB), Machine { force: true, ..M }, N).is_ok());
@@ -168,5 +223,27 @@ mod tests {
         assert_eq!("auto".parse::<CacheSize>().unwrap(), CacheSize::Auto);
         assert_eq!(" 77 ".parse::<CacheSize>().unwrap(), CacheSize::Bytes(77 << 20));
         assert!("7x".parse::<CacheSize>().is_err());
+    }
+
+    #[test]
+    fn sizes_take_units_and_never_wrap() {
+        let p = |s| parse_size("--cache-mb", s);
+        assert_eq!(p("4096").unwrap(), 4096 << 20);
+        assert_eq!(p("4096M").unwrap(), 4096 << 20);
+        assert_eq!(p("2G").unwrap(), 2 << 30);
+        assert_eq!(p("2gib").unwrap(), 2 << 30);
+        assert_eq!(p("512K").unwrap(), 512 << 10);
+        assert_eq!(p("1.5G").unwrap(), 3 << 29);
+        assert_eq!(p("0").unwrap(), 0);
+        // 2^44 MiB is 2^64 bytes: an error, not 0 (the wrap the old parser did).
+        assert!(p("17592186044416").unwrap_err().to_string().contains("larger than"));
+        assert!(p("17592186044421").is_err());
+        assert!(p("99999999999999999999G").is_err());
+        for bad in ["", "G", "1.2.3G", "-1", "12Q", "1e3"] {
+            assert!(p(bad).is_err(), "{bad}");
+        }
+        let long = "9".repeat(5000) + "\u{7}";
+        let e = p(&long).unwrap_err().to_string();
+        assert!(e.len() < 300 && !e.contains('\u{7}'), "the message echoes an excerpt: {e}");
     }
 }

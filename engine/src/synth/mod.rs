@@ -371,9 +371,10 @@ pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Re
     let offset = blocks::Offset { row_len: s.n_embd as usize, at: &embd_offset };
     let mut done = 0u64;
     let mut buf = Vec::new();
+    let mut staged = Staged::default();
     for ((header, tensors), p) in plan.shards.iter().zip(&paths) {
         let io = |err| Error::Io { path: p.display().to_string(), err };
-        let file = File::create(p).map_err(io)?;
+        let file = staged.create(p)?;
         let mut w = BufWriter::with_capacity(16 << 20, file);
         let head = header.to_bytes();
         w.write_all(&head).map_err(io)?;
@@ -429,8 +430,46 @@ pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Re
         file.sync_all().map_err(io)?;
         done += head.len() as u64;
     }
+    staged.commit()?;
     progress(total, total);
     Ok(paths)
+}
+
+/// Files written under temporary names beside their final ones and renamed into place only
+/// when every one of them is complete: a full disk or an error leaves neither a partial model
+/// nor an empty shard, and whatever was at those paths before stays as it was.
+#[derive(Debug, Default)]
+struct Staged {
+    /// (temporary, final) of each file created so far.
+    files: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Staged {
+    fn create(&mut self, path: &Path) -> Result<File> {
+        let name = path.file_name().map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+        let f = File::create(&tmp).map_err(|err| Error::Io { path: path.display().to_string(), err })?;
+        self.files.push((tmp, path.to_path_buf()));
+        Ok(f)
+    }
+
+    fn commit(mut self) -> Result<()> {
+        for (tmp, path) in std::mem::take(&mut self.files) {
+            std::fs::rename(&tmp, &path).map_err(|err| {
+                let _ = std::fs::remove_file(&tmp);
+                Error::Io { path: path.display().to_string(), err }
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        for (tmp, _) in &self.files {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
 }
 
 /// Writes only the headers of the model `o` describes, each file extended to its full length
@@ -443,13 +482,15 @@ pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Re
 pub fn write_sparse(o: &Options, path: &Path) -> Result<Vec<PathBuf>> {
     let plan = plan(o)?;
     let paths = output_paths(path, o.split);
+    let mut staged = Staged::default();
     for ((header, _), p) in plan.shards.iter().zip(&paths) {
         let io = |err| Error::Io { path: p.display().to_string(), err };
-        let mut file = File::create(p).map_err(io)?;
+        let mut file = staged.create(p)?;
         let head = header.to_bytes();
         file.write_all(&head).map_err(io)?;
         file.set_len(head.len() as u64 + header.data_len()).map_err(io)?;
     }
+    staged.commit()?;
     Ok(paths)
 }
 

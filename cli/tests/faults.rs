@@ -1,0 +1,423 @@
+//! The fault matrix: bad input and faults against the built binary, on tiny synthetic models.
+//! Every case asserts the exit code, a message naming the cause, that no signal killed the
+//! process, that the model file is unchanged (its bytes hashed before and after), that no
+//! partial output is left behind, and for mid-run faults that the text printed before the fault
+//! is a prefix of the text of the same run without it. docs/reliability.md lists the cases.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bmoe"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn hash(p: &Path) -> u64 {
+    let mut h = DefaultHasher::new();
+    std::fs::read(p).unwrap().hash(&mut h);
+    h.finish()
+}
+
+/// No partial file (`.<name>.partial-<pid>`, `*.partial`) in `dir`.
+fn no_partials(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let n = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!n.contains(".partial"), "a partial output was left behind: {n}");
+    }
+}
+
+/// The case's common assertions: exit code, no signal, the message, the model unchanged.
+#[track_caller]
+fn check(o: &Output, code: i32, needle: &str, model: &Path, before: u64) {
+    let e = err(o);
+    assert_eq!(o.status.signal(), None, "killed by a signal: {e}");
+    assert_eq!(o.status.code(), Some(code), "exit code: {e}");
+    assert!(e.contains(needle), "the message lacks `{needle}`: {e}");
+    assert_eq!(hash(model), before, "the model file changed");
+}
+
+fn synth(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let p = dir.join(name);
+    let mut a =
+        vec!["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "--quiet", "-o", p.to_str().unwrap()];
+    a.extend_from_slice(extra);
+    let o = run(&a);
+    assert!(o.status.success(), "{}", err(&o));
+    p
+}
+
+#[test]
+fn memory_for_the_context_is_checked_before_anything_is_allocated() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let (ms, h) = (m.to_str().unwrap(), hash(&m));
+    // A context whose KV cache cannot fit: refused, naming the context, the bytes and the flag.
+    let o = run(&["run", "-m", ms, "-p", "hi", "-n", "2", "-t", "2", "-c", "100000000", "--json"]);
+    check(&o, 1, "-c 100000000 needs", &m, h);
+    assert!(err(&o).contains("MemAvailable") && err(&o).contains("lower -c"), "{}", err(&o));
+    assert!(o.stdout.is_empty(), "nothing on stdout (no backtrace there)");
+    // The same for llama.cpp's engine (it would abort in ggml).
+    let o = run(&["run", "-m", ms, "-p", "hi", "-n", "2", "-t", "2", "-c", "100000000", "--engine", "llama"]);
+    check(&o, 1, "-c 100000000 needs", &m, h);
+    // A micro-batch wider than the context is the context: the same text as the default.
+    let want = run(&["run", "-m", ms, "-p", "hi", "-n", "4", "-t", "2"]);
+    let o = run(&["run", "-m", ms, "-p", "hi", "-n", "4", "-t", "2", "--ubatch", "4294967295"]);
+    check(&o, 0, "mode: streaming", &m, h);
+    assert_eq!(o.stdout, want.stdout);
+    // A real shape at its own context length (Qwen3-30B-A3B at 262144: 24 GiB of KV cache) on
+    // a file of headers only (refused before a weight is read).
+    let big = dir.path().join("q.gguf");
+    let s = run(&[
+        "synth",
+        "--shape",
+        "qwen3-30b-a3b",
+        "--quant",
+        "q4_k_m",
+        "--sparse",
+        "--quiet",
+        "-o",
+        big.to_str().unwrap(),
+    ]);
+    assert!(s.status.success(), "{}", err(&s));
+    let hb = hash(&big);
+    let o = run(&["run", "-m", big.to_str().unwrap(), "-p", "hi", "-n", "2", "-t", "2", "-c", "262144"]);
+    check(&o, 1, "-c 262144 needs 24.0 GiB for the KV cache", &big, hb);
+}
+
+#[test]
+fn threads_default_to_the_cores_and_absurd_counts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let (ms, h) = (m.to_str().unwrap(), hash(&m));
+    // The default is the physical cores, at most the cores this process may use.
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let o = run(&["run", "-m", ms, "-p", "hi", "-n", "2"]);
+    check(&o, 0, "mode: ", &m, h);
+    let t: usize = err(&o)
+        .split("threads ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=cores).contains(&t), "{}", err(&o));
+    for t in ["0", "1000"] {
+        let o = run(&["run", "-m", ms, "-p", "hi", "-n", "2", "-t", t]);
+        check(&o, 1, &format!("-t {t}:"), &m, h);
+    }
+}
+
+#[test]
+fn outputs_are_checked_before_the_model_loads_and_never_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let (ms, h) = (m.to_str().unwrap(), hash(&m));
+    let link = dir.path().join("link.gguf");
+    std::os::unix::fs::symlink(&m, &link).unwrap();
+    for (flag, path) in [("--csv", &m), ("--route-trace", &m), ("--csv", &link), ("--route-trace", &link)] {
+        let o = run(&["run", "-m", ms, "-p", "hi", "-n", "2", "-t", "2", flag, path.to_str().unwrap()]);
+        check(&o, 1, "refusing to overwrite it", &m, h);
+        assert!(!err(&o).contains("mode:"), "refused before the model loads: {}", err(&o));
+    }
+    // A path that cannot be created fails at once, before the model loads.
+    let o = run(&["run", "-m", ms, "-p", "hi", "-n", "2", "-t", "2", "--route-trace", "/nonexistent/dir/t.csv"]);
+    check(&o, 1, "--route-trace /nonexistent/dir/t.csv", &m, h);
+    assert!(!err(&o).contains("mode:"), "{}", err(&o));
+    no_partials(dir.path());
+}
+
+#[test]
+fn inputs_that_are_not_regular_files_are_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path in our temporary directory.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let f = fifo.to_str().unwrap();
+    for args in [vec!["run", "-m", f], vec!["inspect", f], vec!["replay", f]] {
+        let mut child = bin().args(&args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        let t = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t.elapsed() > Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("{args:?} hangs on a FIFO");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut e = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut e).unwrap();
+        assert_eq!(status.code(), Some(1), "{args:?}: {e}");
+        assert!(e.contains("a FIFO"), "{args:?}: {e}");
+    }
+    // A symlink loop is not "no such file".
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    let o = run(&["run", "-m", a.to_str().unwrap()]);
+    assert!(o.status.code() == Some(1) && err(&o).contains("symbolic links"), "{}", err(&o));
+}
+
+#[test]
+fn sizes_never_wrap_and_a_cache_larger_than_the_experts_is_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let (ms, h) = (m.to_str().unwrap(), hash(&m));
+    let r = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", ms, "-p", "hi", "-n", "2", "-t", "2"];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    for (flag, v) in [
+        ("--cache-mb", "17592186044416"),
+        ("--cache-mb", "17592186044421"),
+        ("--cache-ceil-mb", "17592186044416"),
+        ("--cache-floor-mb", "99999999999999999999"),
+    ] {
+        let o = r(&[flag, v]);
+        check(&o, 1, &format!("{flag} `{v}`"), &m, h);
+    }
+    // 2 GiB asked of a model whose experts take a few MiB: capped, and the mode line says so.
+    let o = r(&["--cache-mb", "2G"]);
+    check(&o, 0, "(capped from 2.0 GiB: every expert fits)", &m, h);
+    // `auto` holds every expert when RAM allows (no evictions on a model that fits).
+    let o = r(&["--json"]);
+    check(&o, 0, "budget", &m, h);
+    let last = String::from_utf8_lossy(&o.stdout).lines().last().unwrap().to_string();
+    let j: serde_json::Value = serde_json::from_str(&last).unwrap();
+    assert_eq!(j["evictions"], 0, "{j}");
+    // No cache asked is said as such, not "raised from 0 MiB".
+    let o = r(&["--cache-mb", "0"]);
+    check(&o, 0, "no cache asked", &m, h);
+    assert!(!err(&o).contains("raised from 0"), "{}", err(&o));
+    // Flags that mean nothing without streaming are named; a contradiction is refused.
+    let o = r(&["--moe-stream", "off", "--overlap", "--cache-mb", "4"]);
+    check(&o, 0, "warning: --cache-mb, --overlap ignored", &m, h);
+    let o = r(&["--moe-stream", "on", "--engine", "llama"]);
+    check(&o, 1, "--moe-stream on streams with bmoe's decoder", &m, h);
+}
+
+/// Spawn `args`, read its stdout until `at_least` bytes arrived, call `fault`, then collect.
+fn fault_mid_run(
+    args: &[&str],
+    at_least: usize,
+    fault: impl FnOnce(u32),
+) -> (std::process::ExitStatus, Vec<u8>, String) {
+    let mut child = bin().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut got = vec![0u8; at_least];
+    out.read_exact(&mut got).unwrap();
+    fault(child.id());
+    out.read_to_end(&mut got).unwrap();
+    let mut e = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut e).unwrap();
+    (child.wait().unwrap(), got, e)
+}
+
+#[test]
+fn a_model_truncated_under_its_mapping_ends_with_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let base = ["-p", "Once upon a time", "-n", "3000", "-c", "4096", "-t", "2", "--temp", "0.9", "--seed", "9"];
+    for dense in ["mmap", "warm"] {
+        let copy = dir.path().join(format!("{dense}.gguf"));
+        std::fs::copy(&m, &copy).unwrap();
+        let mut a = vec!["run", "-m", copy.to_str().unwrap(), "--dense-weights", dense];
+        a.extend_from_slice(&base);
+        let want = bin().args(&a).output().unwrap();
+        assert!(want.status.success(), "{}", err(&want));
+        let (status, text, e) = fault_mid_run(&a, 64, |_| {
+            std::fs::OpenOptions::new().write(true).open(&copy).unwrap().set_len(4096).unwrap();
+        });
+        assert_eq!(status.signal(), None, "{dense}: killed by a signal: {e}");
+        assert_eq!(status.code(), Some(1), "{dense}: {e}");
+        assert!(e.contains(copy.to_str().unwrap()) && e.contains("truncated"), "{dense}: {e}");
+        assert!(want.stdout.starts_with(&text), "{dense}: the text before the fault is the run's prefix");
+    }
+    // With the dense weights in anonymous memory the next expert read fails, naming the file.
+    let copy = dir.path().join("anon.gguf");
+    std::fs::copy(&m, &copy).unwrap();
+    let mut a = vec!["run", "-m", copy.to_str().unwrap(), "--cache-mb", "0"];
+    a.extend_from_slice(&base);
+    let (status, _, e) = fault_mid_run(&a, 64, |_| {
+        std::fs::OpenOptions::new().write(true).open(&copy).unwrap().set_len(4096).unwrap();
+    });
+    assert_eq!(status.signal(), None, "{e}");
+    assert_eq!(status.code(), Some(1), "{e}");
+    assert!(e.contains("anon.gguf") && e.contains("offset"), "{e}");
+}
+
+#[test]
+fn ctrl_c_and_sigterm_stop_between_steps_with_the_summary_and_the_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let (ms, h) = (m.to_str().unwrap(), hash(&m));
+    let csv = dir.path().join("run.csv");
+    for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        // An earlier CSV at the path is replaced by the complete new one, never left empty.
+        std::fs::write(&csv, "an earlier run\n").unwrap();
+        let a = [
+            "run",
+            "-m",
+            ms,
+            "-p",
+            "Once upon a time",
+            "-n",
+            "3000",
+            "-c",
+            "4096",
+            "-t",
+            "2",
+            "--temp",
+            "0.9",
+            "--seed",
+            "9",
+            "--csv",
+            csv.to_str().unwrap(),
+            "--json",
+        ];
+        let want = bin().args(a).output().unwrap();
+        let (status, text, e) = fault_mid_run(&a, 64, |pid| {
+            // SAFETY: a signal to our own child.
+            unsafe { libc::kill(pid as i32, sig) };
+        });
+        assert_eq!(status.signal(), None, "killed by {sig}: {e}");
+        assert_eq!(status.code(), Some(code), "{e}");
+        assert!(e.contains("stop: interrupted") && e.contains("generation: "), "{e}");
+        let text = String::from_utf8_lossy(&text);
+        let (body, json) = text.trim_end().rsplit_once('\n').unwrap();
+        let j: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(j["stop_reason"], "interrupted");
+        assert!(String::from_utf8_lossy(&want.stdout).starts_with(body), "the text is the run's prefix");
+        let c = std::fs::read_to_string(&csv).unwrap();
+        assert!(c.starts_with("# bmoe ") && c.lines().last().unwrap().starts_with("# summary "), "{c}");
+        assert!(c.contains("stop_reason=\"interrupted\""), "{c}");
+        assert_eq!(hash(&m), h);
+        no_partials(dir.path());
+    }
+}
+
+#[test]
+fn replay_refuses_malformed_traces_with_short_clean_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "# route_trace v1\n# model=t arch=test n_layer=1 n_expert=4 n_expert_used=2\n";
+    let csv = "turn,phase,step,layer,slot,expert,weight,residency,expert_bytes\n";
+    let cases: Vec<(String, Vec<&str>, &str)> = vec![
+        (
+            format!("{head}# layer=0 expert_bytes=100 dense_bytes=0\n{csv}0,1,0,0,2,1,0.5,0,0\n"),
+            vec![],
+            "slot 2 out of range",
+        ),
+        (
+            format!("{head}# layer=0 expert_bytes=18446744073709551615 dense_bytes=0\n{csv}"),
+            vec![],
+            "implausible expert_bytes",
+        ),
+        (
+            format!("{head}# layer=0 expert_bytes=100 dense_bytes=0\n{csv}0,1,0,0,0,1,0.5,0,0\n"),
+            vec!["--k", "0"],
+            "--k 0",
+        ),
+        (
+            format!(
+                "{head}# layer=0 expert_bytes=100 dense_bytes=0\n{csv}0,1,0,0,0,{}\u{7},0.5,0,0\n",
+                "9".repeat(5_000_000)
+            ),
+            vec![],
+            "expert",
+        ),
+    ];
+    for (i, (text, extra, needle)) in cases.iter().enumerate() {
+        let p = dir.path().join(format!("{i}.csv"));
+        std::fs::write(&p, text).unwrap();
+        let mut a = vec!["replay", p.to_str().unwrap(), "--budget-mb", "1", "--policy", "lru"];
+        a.extend_from_slice(extra);
+        let o = run(&a);
+        let e = err(&o);
+        assert_eq!(o.status.code(), Some(1), "case {i}: {e}");
+        assert!(e.contains(needle), "case {i}: {e}");
+        assert!(e.len() < 1000 && !e.contains('\u{7}'), "case {i}: the message is short and clean ({} bytes)", e.len());
+    }
+}
+
+#[test]
+fn a_write_that_fails_leaves_no_partial_model_or_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.gguf");
+    // A file size limit makes writes past 1 MiB fail with EFBIG, as a full disk fails them.
+    let mut cmd = bin();
+    cmd.args(["synth", "--shape", "tiny", "--quant", "q8_0", "--split", "2", "--quiet", "-o", out.to_str().unwrap()]);
+    // SAFETY: setrlimit and signal are async-signal-safe; the child only execs after them.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit { rlim_cur: 1 << 20, rlim_max: 1 << 20 };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(err(&o).contains("m-0000"), "names the file: {}", err(&o));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
+    // iobench refuses a file too small to read a block of.
+    let f = dir.path().join("io.bin");
+    let o = run(&["iobench", "--file", f.to_str().unwrap(), "--create-gib", "0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(err(&o).contains("--create-gib 0") && !f.exists(), "{}", err(&o));
+}
+
+/// Patch the u32 that follows `needle` (a key or tensor name's bytes) by `f`, `skip` bytes
+/// after it.
+fn patch(bytes: &mut [u8], needle: &[u8], skip: usize, f: impl Fn(u32) -> u32) {
+    let at = bytes.windows(needle.len()).position(|w| w == needle).expect("needle") + needle.len() + skip;
+    let v = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    bytes[at..at + 4].copy_from_slice(&f(v).to_le_bytes());
+}
+
+#[test]
+fn inspect_and_run_refuse_the_same_broken_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let good = std::fs::read(&m).unwrap();
+    // (what, patch, message): a tensor's type changed (its bytes no longer where the next tensor
+    // starts), a block_count below the file's layers, a file cut in its header.
+    let mut typed = good.clone();
+    // output_norm.weight: name, then n_dims (u32) 1, ne0 (u64), type (u32): f32 -> f16.
+    patch(&mut typed, b"output_norm.weight", 4 + 8, |_| 1);
+    let mut short = good.clone();
+    // qwen3moe.block_count: the key, then its type (u32), then the value (u32): 4 -> 3.
+    patch(&mut short, b"qwen3moe.block_count", 4, |v| v - 1);
+    let cases = [
+        ("type", typed, "expected"),
+        ("block_count", short, "block_count 3"),
+        ("header", good[..2000].to_vec(), "truncated or corrupt"),
+    ];
+    for (what, bytes, needle) in cases {
+        let p = dir.path().join(format!("{what}.gguf"));
+        std::fs::write(&p, &bytes).unwrap();
+        let h = hash(&p);
+        let ps = p.to_str().unwrap();
+        for args in [vec!["inspect", ps], vec!["run", "-m", ps, "-p", "hi", "-n", "2", "-t", "2"]] {
+            let o = run(&args);
+            check(&o, 1, needle, &p, h);
+        }
+    }
+}
