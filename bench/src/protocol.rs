@@ -266,17 +266,13 @@ impl Protocol {
                 }
             }
         }
-        // A run that stopped before its -n (an end token, a full context, an interrupt) did not
-        // measure what its cell says: its median would mislead.
-        for r in runs.iter().filter(|r| r.error.is_none()) {
-            match r.summary.get("stop_reason").and_then(|v| v.as_str()) {
-                Some("length") => {}
-                why => flags.push(format!(
-                    "{} round {}: stopped early ({}): its figures are of fewer tokens than asked",
+        for r in runs.iter() {
+            if let Some(why) = r.error.as_deref().filter(|e| e.starts_with("stopped early")) {
+                flags.push(format!(
+                    "{} round {}: {why}: left out of the medians (its figures are of fewer tokens than asked)",
                     self.cells[r.cell].name,
-                    r.round + 1,
-                    why.unwrap_or("stop reason not reported")
-                )),
+                    r.round + 1
+                ));
             }
         }
         for r in runs.iter() {
@@ -345,6 +341,15 @@ impl Protocol {
             return run;
         }
         let _ = std::fs::write(stem.with_extension("txt"), &run.text);
+        // A run that stopped before its -n measured fewer tokens than its cell says: it is not
+        // one of the cell's runs (counted as failed, left out of the medians, flagged).
+        match run.summary.get("stop_reason").and_then(|v| v.as_str()) {
+            Some("length") => {}
+            why => {
+                run.error = Some(format!("stopped early ({})", why.unwrap_or("stop reason not reported")));
+                return run;
+            }
+        }
         match std::fs::read_to_string(&csv).map_err(|e| e.to_string()).and_then(|t| report::parse_token_csv(&t)) {
             Ok(t) => run.tokens = t,
             Err(e) => run.error = Some(format!("{}: {e}", csv.display())),
