@@ -22,7 +22,7 @@ echo "# $(date -u +%FT%TZ) $(uname -r) model=$M rounds=$ROUNDS threads=$T n=$N l
 for r in $(seq "$ROUNDS"); do
   for e in bmoe llama llama-plain; do
     extra=(); [ "$e" = bmoe ] && extra=(--moe-stream off)
-    line=$("$BMOE" run -m "$M" -p "$PROMPT" -n "$N" -t "$T" --engine "$e" "${extra[@]}" 2>&1 >/dev/null |
+    line=$("$BMOE" run -m "$M" -p "$PROMPT" -n "$N" -t "$T" --temp 0 --ignore-eos --engine "$e" "${extra[@]}" 2>&1 >/dev/null |
       python3 -c '
 import re,sys
 s=sys.stdin.read()

@@ -27,7 +27,7 @@ OUT=$(mktemp)
 echo "# $(date -u +%FT%TZ) $(uname -r) model=$M rounds=$ROUNDS threads=$T n=$N lanes=$LANES read=${BS}B load=$(cut -d' ' -f1-3 /proc/loadavg) MemAvailable=$(awk '/MemAvailable/{print $2" kB"}' /proc/meminfo)"
 run() { # label, args...
   local label=$1; shift
-  "$BMOE" run -m "$M" -p "$PROMPT" -n "$N" -t "$T" --temp 0.8 --seed 3 --json "$@" 2>/dev/null | tail -1 |
+  "$BMOE" run -m "$M" -p "$PROMPT" -n "$N" -t "$T" --temp 0.8 --seed 3 --ignore-eos --json "$@" 2>/dev/null | tail -1 |
     python3 -c 'import json,sys; j=json.load(sys.stdin); print(sys.argv[1], j["tok/s"], j.get("read_MiB/s"), j["max_rss_MiB"], j.get("cache_budget_MiB"))' "$label" | tee -a "$OUT"
 }
 for r in $(seq "$ROUNDS"); do

@@ -26,7 +26,7 @@
 //! println!("{}", engine.report().mode_line()); // mode: streaming (backend uring, …)
 //!
 //! let prompt = engine.tokenizer().tokenize("Once upon a time", true)?;
-//! let mut sampler = Sampler::new(Sampling::default())?; // greedy
+//! let mut sampler = Sampler::new(Sampling::greedy(), engine.tokenizer().n_vocab())?;
 //! let gen = engine.generate(&prompt, &GenParams::new(8), &mut |l| sampler.sample(l), &mut |_| Control::Continue)?;
 //! assert!(gen.tokens.len() <= 8);
 //! std::fs::remove_dir_all(&dir)?;

@@ -123,6 +123,8 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         a.temp.to_string(),
         "--seed".into(),
         a.seed.to_string(),
+        // Every run lasts -n tokens: an end token does not cut a cell short.
+        "--ignore-eos".into(),
     ];
     common.extend(a.run_args.as_deref().unwrap_or("").split_whitespace().map(String::from));
     let mut cells: Vec<Cell> = match &a.cells {

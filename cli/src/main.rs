@@ -4,10 +4,12 @@
 //! Generated text goes to stdout; everything else (mode line, progress,
 //! telemetry, warnings) goes to stderr.
 
+mod chat;
 mod guard;
 mod inspect;
 mod iobench;
 mod output;
+mod progress;
 mod replay;
 mod run;
 mod selfcheck;
@@ -29,6 +31,9 @@ struct Cli {
 enum Command {
     /// Generate text from a model (our decoder, or `--engine llama` for plain llama.cpp).
     Run(run::Args),
+    /// Talk to a model: a conversation in its chat template that keeps the KV cache and the
+    /// expert cache between turns (`bmoe run -cnv` is the same).
+    Chat(run::Args),
     /// Compute a small quantised graph with the linked ggml and check it against plain Rust.
     Selfcheck(selfcheck::Args),
     /// Measure the read engine (or mmap) on a file: MiB/s, IOPS, latency p50/p99.
@@ -55,12 +60,42 @@ fn version_text() -> String {
     )
 }
 
+/// llama.cpp's multi-letter short flags, which a parser of single-letter short flags would read
+/// as a letter and a value (`-ngl 99` as `-n gl`), spelled as the long flags they stand for.
+const LLAMA_FLAGS: &[(&str, &str)] = &[
+    ("-cnv", "--conversation"),
+    ("-ngl", "--n-gpu-layers"),
+    ("-sys", "--system-prompt"),
+    ("-ub", "--ubatch"),
+    ("-fa", "--flash-attn"),
+];
+
+/// `argv` with [`LLAMA_FLAGS`] rewritten (for `run` and `chat`, before a `--`).
+fn llama_flags(argv: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut argv: Vec<std::ffi::OsString> = argv.collect();
+    if !argv.get(1).is_some_and(|c| c == "run" || c == "chat") {
+        return argv;
+    }
+    for a in argv.iter_mut().skip(2) {
+        if a == "--" {
+            break;
+        }
+        let Some(s) = a.to_str() else { continue };
+        let (flag, value) = s.split_once('=').map_or((s, None), |(f, v)| (f, Some(v)));
+        if let Some((_, long)) = LLAMA_FLAGS.iter().find(|(short, _)| *short == flag) {
+            *a = value.map_or_else(|| (*long).into(), |v| format!("{long}={v}").into());
+        }
+    }
+    argv
+}
+
 fn run() -> anyhow::Result<()> {
     let version: &'static str = Box::leak(version_text().into_boxed_str());
-    let matches = Cli::command().version(version).get_matches();
+    let matches = Cli::command().version(version).get_matches_from(llama_flags(std::env::args_os()));
     let cli = Cli::from_arg_matches(&matches)?;
     match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Chat(args) => chat::run(args),
         Command::Selfcheck(args) => selfcheck::run(args),
         Command::Iobench(args) => iobench::run(args),
         Command::Synth(args) => synth::run(args),
@@ -91,5 +126,24 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "bmoe: error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own consistency checks of every subcommand (unique names, groups, …).
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory as _;
+        super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn llama_cpp_multi_letter_flags_become_long_ones() {
+        let argv = |v: &[&str]| super::llama_flags(v.iter().map(std::ffi::OsString::from)).into_iter();
+        let got: Vec<_> = argv(&["bmoe", "run", "-ngl", "99", "-fa", "-cnv", "-ub=64", "--", "-ngl"]).collect();
+        assert_eq!(got, ["bmoe", "run", "--n-gpu-layers", "99", "--flash-attn", "--conversation", "--ubatch=64", "--", "-ngl"]);
+        let got: Vec<_> = argv(&["bmoe", "synth", "-ngl"]).collect();
+        assert_eq!(got, ["bmoe", "synth", "-ngl"]);
     }
 }

@@ -34,20 +34,30 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Refuse to write `path` (for `flag`) when it is one of `model_files` or an existing file that
+/// is not a regular file.
+///
+/// # Errors
+/// As said.
+pub fn check_target(flag: &str, path: &Path, model_files: &[PathBuf]) -> anyhow::Result<()> {
+    if let Some(m) = model_files.iter().find(|m| same_file(path, m)) {
+        bail!("{flag} {}: that is the model file {}; refusing to overwrite it", path.display(), m.display());
+    }
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            bail!("{flag} {}: {}, not a file to write", path.display(), bmoe::engine::gguf::file_kind(&meta));
+        }
+    }
+    Ok(())
+}
+
 impl Output {
     /// Check `path` (for `flag`) against the model's files and create its temporary file.
     ///
     /// # Errors
     /// The path is one of `model_files`, an existing non-regular file, or cannot be created.
     pub fn create(flag: &str, path: &Path, model_files: &[PathBuf]) -> anyhow::Result<Self> {
-        if let Some(m) = model_files.iter().find(|m| same_file(path, m)) {
-            bail!("{flag} {}: that is the model file {}; refusing to overwrite it", path.display(), m.display());
-        }
-        if let Ok(meta) = std::fs::metadata(path) {
-            if !meta.is_file() {
-                bail!("{flag} {}: {}, not a file to write", path.display(), bmoe::engine::gguf::file_kind(&meta));
-            }
-        }
+        check_target(flag, path, model_files)?;
         let name = path.file_name().with_context(|| format!("{flag} {}: not a file name", path.display()))?;
         let tmp = path.with_file_name(format!(".{}.partial-{}", name.to_string_lossy(), std::process::id()));
         let f = File::create(&tmp).with_context(|| format!("{flag} {}: creating it", path.display()))?;
@@ -79,5 +89,41 @@ impl Drop for Output {
             let _ = w.flush();
             let _ = std::fs::remove_file(&self.tmp);
         }
+    }
+}
+
+/// Generated text as it streams: token pieces are bytes, and a UTF-8 character may span two
+/// tokens, so only whole characters are written (an invalid byte is written as it is).
+#[derive(Debug, Default)]
+pub struct TextStream {
+    pending: Vec<u8>,
+}
+
+impl TextStream {
+    /// Add `piece` and write (and flush) every whole character.
+    ///
+    /// # Errors
+    /// The writer's.
+    pub fn push(&mut self, w: &mut dyn Write, piece: &[u8]) -> std::io::Result<()> {
+        self.pending.extend_from_slice(piece);
+        let valid = match std::str::from_utf8(&self.pending) {
+            Ok(s) => s.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.pending.len(),
+        };
+        w.write_all(&self.pending[..valid])?;
+        w.flush()?;
+        self.pending.drain(..valid);
+        Ok(())
+    }
+
+    /// Write what is left (an incomplete character at the end).
+    ///
+    /// # Errors
+    /// The writer's.
+    pub fn finish(&mut self, w: &mut dyn Write) -> std::io::Result<()> {
+        w.write_all(&self.pending)?;
+        self.pending.clear();
+        w.flush()
     }
 }

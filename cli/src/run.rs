@@ -18,7 +18,7 @@ use bmoe::engine::telemetry::{Meter, Summary, SummaryInputs, CSV_HEADER};
 use serde_json::json;
 
 use crate::guard::{Exit, Signals};
-use crate::output::Output;
+use crate::output::{Output, TextStream};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineArg {
@@ -60,6 +60,8 @@ impl MoeStream {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Overlap {
+    /// Read, then compute (for A/B runs).
+    Off,
     /// Per-expert pipelining and look-ahead.
     Full,
     /// Per-expert pipelining only.
@@ -71,6 +73,7 @@ pub enum Overlap {
 impl Overlap {
     fn into_engine(self) -> engine::Overlap {
         match self {
+            Overlap::Off => engine::Overlap::Off,
             Overlap::Full => engine::Overlap::Full,
             Overlap::Pipeline => engine::Overlap::Pipeline,
             Overlap::Lookahead => engine::Overlap::Lookahead,
@@ -103,49 +106,115 @@ impl DenseWeights {
 pub struct Args {
     /// The model (the first shard of a split model).
     #[arg(short = 'm', long, required_unless_present = "list_archs")]
-    model: Option<PathBuf>,
+    pub(crate) model: Option<PathBuf>,
     /// Print the architectures this build decodes and streams, and exit.
     #[arg(long)]
     list_archs: bool,
-    /// The prompt.
-    #[arg(short = 'p', long, default_value = "Once upon a time")]
-    prompt: String,
-    /// Tokens to generate (generation also stops at an end-of-generation token).
-    #[arg(short = 'n', long = "n-predict", default_value_t = 64)]
-    n_predict: usize,
-    /// CPU threads (default: all cores).
+    /// The prompt (`-` reads it from stdin).
+    #[arg(short = 'p', long, default_value = "Once upon a time", conflicts_with = "file")]
+    pub(crate) prompt: String,
+    /// Read the prompt from a file.
+    #[arg(short = 'f', long)]
+    pub(crate) file: Option<PathBuf>,
+    /// Process escapes in the prompt (`\n`, `\t`, `\\`, `\"`, `\'`, `\xHH`), as llama.cpp's -e.
+    #[arg(short = 'e', long = "escape")]
+    pub(crate) escape: bool,
+    /// Tokens to generate (-1: until an end-of-generation token or a full context; `bmoe
+    /// chat`'s default). Generation also stops at an end-of-generation token.
+    #[arg(short = 'n', long = "n-predict", allow_negative_numbers = true)]
+    pub(crate) n_predict: Option<i64>,
+    /// CPU threads (default: the physical cores).
     #[arg(short = 't', long)]
     threads: Option<usize>,
     /// Context length in tokens (prompt + generated).
     #[arg(short = 'c', long = "ctx-size", default_value_t = 4096)]
-    ctx: u32,
-    /// Widest prefill micro-batch.
+    pub(crate) ctx: u32,
+    /// Logical batch (llama.cpp's -b): bmoe runs prompts in micro-batches of the smaller of
+    /// this and --ubatch.
+    #[arg(short = 'b', long = "batch-size")]
+    batch: Option<u32>,
+    /// Widest prefill micro-batch (llama.cpp's -ub).
     #[arg(long, default_value_t = 512)]
     ubatch: u32,
     /// Wrap the prompt in the model's chat template as a user turn.
     #[arg(long)]
-    chat: bool,
-    /// With --chat: ask the model not to think. A harmony template (gpt-oss) gets the
-    /// assistant's final channel opened (`<|channel|>final<|message|>`), so the answer starts
-    /// at once; any other template (Qwen3) gets Qwen's `/no_think` switch in the user turn.
-    #[arg(long, requires = "chat")]
-    no_think: bool,
+    pub(crate) chat: bool,
+    /// An interactive conversation (`bmoe chat`; llama.cpp's -cnv).
+    #[arg(long, visible_alias = "interactive", short = 'i')]
+    pub(crate) conversation: bool,
+    /// `bmoe chat`: evaluate the whole conversation again at every turn (the KV cache dropped;
+    /// `/load` then takes only the saved history, neither its KV cache nor its experts): for
+    /// timing what keeping the context saves.
+    #[arg(long)]
+    pub(crate) no_kv_reuse: bool,
+    /// A system message for the chat template (llama.cpp's -sys).
+    #[arg(long = "system-prompt")]
+    pub(crate) system_prompt: Option<String>,
+    /// The chat template: a name llama.cpp knows (chatml, llama3, gpt-oss, …) or a file of a
+    /// template's text (llama.cpp recognises it by its markers); default: the model's own.
+    #[arg(long)]
+    pub(crate) chat_template: Option<String>,
+    /// Ask the model not to think. A harmony template (gpt-oss) gets the assistant's final
+    /// channel opened (`<|channel|>final<|message|>`), so the answer starts at once; any other
+    /// template (Qwen3) gets Qwen's `/no_think` switch in the user turn.
+    #[arg(long)]
+    pub(crate) no_think: bool,
     /// Print the prompt's tokens to stderr before generating: `prompt: N tokens: [[id, "text"],
     /// …]` (JSON; special tokens written out).
     #[arg(long)]
-    verbose_prompt: bool,
-    /// Sampling temperature; 0 = greedy (the default).
-    #[arg(long, default_value_t = 0.0)]
+    pub(crate) verbose_prompt: bool,
+    /// Sampling temperature; 0 = greedy.
+    #[arg(long, default_value_t = 0.8)]
     temp: f32,
-    /// Top-k when sampling (0 = off).
+    /// Top-k (0 = off).
     #[arg(long, default_value_t = 40)]
     top_k: i32,
-    /// Top-p when sampling (1 = off).
+    /// Top-p (1 = off).
     #[arg(long, default_value_t = 0.95)]
     top_p: f32,
-    /// Seed of the sampler.
-    #[arg(long, default_value_t = 0)]
-    seed: u32,
+    /// Min-p (0 = off).
+    #[arg(long, default_value_t = 0.05)]
+    min_p: f32,
+    /// Locally typical sampling (1 = off).
+    #[arg(long, default_value_t = 1.0)]
+    typical: f32,
+    /// Penalize repeats of the last N tokens (0 = off, -1 = the context).
+    #[arg(long, default_value_t = 64, allow_negative_numbers = true)]
+    repeat_last_n: i32,
+    /// Repeat penalty (1 = off).
+    #[arg(long, default_value_t = 1.0)]
+    repeat_penalty: f32,
+    /// Presence penalty (0 = off).
+    #[arg(long, default_value_t = 0.0)]
+    presence_penalty: f32,
+    /// Frequency penalty (0 = off).
+    #[arg(long, default_value_t = 0.0)]
+    frequency_penalty: f32,
+    /// Seed of the sampler (-1: a random one, said in the CSV preamble and with --verbose).
+    #[arg(short = 's', long, allow_negative_numbers = true)]
+    seed: Option<i64>,
+    /// Keep generating past end-of-generation tokens (the run always lasts -n tokens).
+    #[arg(long)]
+    pub(crate) ignore_eos: bool,
+    /// Colour the generated text when stdout is a terminal.
+    #[arg(long)]
+    pub(crate) color: bool,
+    /// GPU layers (llama.cpp's -ngl): bmoe computes on the CPU; accepted with a warning.
+    #[arg(long = "n-gpu-layers", value_name = "N")]
+    n_gpu_layers: Option<String>,
+    /// Flash attention (llama.cpp's -fa): bmoe's decoder always uses ggml's flash attention;
+    /// accepted with a warning.
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_name = "on|off|auto")]
+    flash_attn: Option<String>,
+    /// Lock the model in RAM (llama.cpp's --mlock): accepted with a warning.
+    #[arg(long)]
+    mlock: bool,
+    /// llama.cpp's --no-mmap: accepted with a warning (see --dense-weights).
+    #[arg(long)]
+    no_mmap: bool,
+    /// llama.cpp's --numa: accepted with a warning.
+    #[arg(long, num_args = 0..=1, default_missing_value = "distribute")]
+    numa: Option<String>,
     /// Which engine computes.
     #[arg(long, value_enum, default_value_t = EngineArg::Bmoe)]
     engine: EngineArg,
@@ -178,10 +247,11 @@ pub struct Args {
     /// Read through the page cache instead of O_DIRECT.
     #[arg(long)]
     no_odirect: bool,
-    /// Overlap reads with compute (lossless): `full` (the default when the flag is given) =
+    /// Overlap reads with compute (lossless): `full` (the default whenever streaming) =
     /// per-expert pipelining (each expert computes as soon as its bytes land) + look-ahead (each
     /// next layer's experts, predicted by its router, read while this layer computes; switches
-    /// itself off when it does not pay); or only `pipeline` or only `lookahead`.
+    /// itself off when it does not pay); only `pipeline` or only `lookahead`; or `off` (read,
+    /// then compute: for A/B runs).
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "full")]
     overlap: Option<Overlap>,
     /// Where the dense weights live [default: anon].
@@ -213,13 +283,13 @@ pub struct Args {
     json: bool,
     /// Show llama.cpp's own log (model loading details).
     #[arg(long)]
-    verbose: bool,
+    pub(crate) verbose: bool,
 }
 
 impl Args {
     /// The streaming flags given where nothing streams (`--moe-stream off`, `--engine llama`):
     /// they would be ignored, so they are named in a warning.
-    fn ignored_stream_flags(&self) -> Vec<&'static str> {
+    pub(crate) fn ignored_stream_flags(&self) -> Vec<&'static str> {
         let given = [
             ("--cache-mb", self.cache_mb.is_some()),
             ("--cache-floor-mb", self.cache_floor_mb.is_some()),
@@ -237,7 +307,7 @@ impl Args {
 
     /// The flags as an engine builder: the CLI decides nothing about how the engine is
     /// assembled, it only translates.
-    fn builder(&self, model: &std::path::Path) -> anyhow::Result<EngineBuilder> {
+    pub(crate) fn builder(&self, model: &std::path::Path) -> anyhow::Result<EngineBuilder> {
         let cache = match self.cache_mb.clone().or_else(|| std::env::var("BMOE_CACHE_MB").ok()) {
             Some(spec) => spec.parse::<CacheSize>()?,
             None => CacheSize::Auto,
@@ -259,7 +329,7 @@ impl Args {
                 register: true,
                 direct: !self.no_odirect,
             },
-            overlap: self.overlap.map_or(engine::Overlap::Off, Overlap::into_engine),
+            overlap: self.overlap.map_or(engine::Overlap::Full, Overlap::into_engine),
         };
         let mut b = Engine::builder(model)
             .engine(self.engine.into_engine())
@@ -267,7 +337,7 @@ impl Args {
             .stream(stream)
             .dense(self.dense_weights.unwrap_or(DenseWeights::Anon).into_engine())
             .context(self.ctx)
-            .ubatch(self.ubatch)
+            .ubatch(self.batch.map_or(self.ubatch, |b| b.min(self.ubatch)))
             .n_expert_used(self.n_expert_used)
             .route_replay(self.route_replay.clone());
         if let Some(t) = self.threads {
@@ -276,33 +346,134 @@ impl Args {
         Ok(b)
     }
 
-    fn sampling(&self) -> llama::Sampling {
-        llama::Sampling { temp: self.temp, top_k: self.top_k, top_p: self.top_p, seed: self.seed }
+    /// The sampler, as llama.cpp's chain with these flags (a random seed when none is given,
+    /// drawn here so that it can be reported).
+    pub(crate) fn sampling(&self) -> llama::Sampling {
+        let seed = match self.seed {
+            Some(s) if s >= 0 => s as u32,
+            _ => *RANDOM_SEED.get_or_init(|| {
+                let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+                (t.as_nanos() as u32) ^ std::process::id().rotate_left(16)
+            }),
+        };
+        llama::Sampling {
+            temp: self.temp,
+            top_k: self.top_k,
+            top_p: self.top_p,
+            min_p: self.min_p,
+            typ_p: self.typical,
+            repeat_last_n: if self.repeat_last_n < 0 { self.ctx as i32 } else { self.repeat_last_n },
+            repeat_penalty: self.repeat_penalty,
+            frequency_penalty: self.frequency_penalty,
+            presence_penalty: self.presence_penalty,
+            seed,
+        }
+    }
+
+    /// Check the sampler's flags.
+    pub(crate) fn check_sampling(&self) -> anyhow::Result<()> {
+        self.sampling().check().map_err(anyhow::Error::msg)
+    }
+
+    /// One warning line per flag that means nothing on a CPU-only streaming engine (llama.cpp
+    /// users' habits), saying what bmoe does instead.
+    pub(crate) fn warn_cpu_irrelevant(&self) {
+        if self.n_gpu_layers.is_some() {
+            eprintln!("warning: -ngl ignored: bmoe computes on the CPU; experts stream from flash (--moe-stream)");
+        }
+        if self.flash_attn.is_some() {
+            eprintln!("warning: -fa ignored: bmoe's decoder always uses ggml's flash attention");
+        }
+        if self.mlock {
+            eprintln!(
+                "warning: --mlock ignored: the expert cache is one pool allocated at open, and the dense weights \
+                 are read into anonymous memory (--dense-weights anon), which the kernel does not drop"
+            );
+        }
+        if self.no_mmap {
+            eprintln!(
+                "warning: --no-mmap ignored: the dense weights are read into memory by default (--dense-weights \
+                 anon); --dense-weights mmap maps them"
+            );
+        }
+        if self.numa.is_some() {
+            eprintln!("warning: --numa ignored: bmoe does not place memory by NUMA node");
+        }
+    }
+
+    /// The tokens to generate: -n, or until the end (`-1`, or absent for `chat`).
+    pub(crate) fn n_tokens(&self, default: usize) -> usize {
+        match self.n_predict {
+            Some(n) if n >= 0 => n as usize,
+            Some(_) => usize::MAX,
+            None => default,
+        }
+    }
+
+    /// The prompt: `-p` (`-` reads stdin) or `-f FILE`, with `-e`'s escapes.
+    pub(crate) fn prompt_text(&self) -> anyhow::Result<String> {
+        let text = match (&self.file, self.prompt.as_str()) {
+            (Some(f), _) => std::fs::read_to_string(f).with_context(|| format!("-f {}", f.display()))?,
+            (None, "-") => std::io::read_to_string(std::io::stdin()).context("-p -: reading the prompt from stdin")?,
+            (None, p) => p.to_string(),
+        };
+        Ok(if self.escape { process_escapes(&text) } else { text })
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    if !(args.temp >= 0.0 && args.top_p > 0.0 && args.top_p <= 1.0 && args.top_k >= 0) {
-        bail!("--temp must be >= 0, --top-p in (0, 1], --top-k >= 0");
+/// The seed drawn for a run without one.
+static RANDOM_SEED: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+
+/// llama.cpp's `string_process_escapes`: `\n \r \t \' \" \\ \xHH`; anything else stays.
+pub(crate) fn process_escapes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some('x') => {
+                let hex: String = it.clone().take(2).take_while(char::is_ascii_hexdigit).collect();
+                match u8::from_str_radix(&hex, 16) {
+                    Ok(b) if hex.len() == 2 && b < 0x80 => {
+                        it.next();
+                        it.next();
+                        out.push(b as char);
+                    }
+                    _ => out.push_str("\\x"),
+                }
+            }
+            Some(o) => {
+                out.push('\\');
+                out.push(o);
+            }
+            None => out.push('\\'),
+        }
     }
-    if args.list_archs {
-        print!("{}", list_archs());
-        return Ok(());
-    }
-    let model_path = args.model.clone().context("-m MODEL is required")?;
-    llama::set_verbose(args.verbose);
-    let model_name = model_path.display().to_string();
-    // Ctrl-C and SIGTERM stop the generation between steps from here on.
-    let signals = Signals::install(CancelToken::default()).context("installing the signal handlers")?;
-    // Every output is checked and created before the model loads: a bad path fails now, and no
-    // path may be one of the model's own files.
-    let model_files = bmoe::engine::gguf::model_files(&model_path);
-    let mut csv = args.csv.as_deref().map(|p| Output::create("--csv", p, &model_files)).transpose()?;
-    let trace_out =
-        args.route_trace.as_deref().map(|p| Output::create("--route-trace", p, &model_files)).transpose()?;
-    let builder = args.builder(&model_path)?.cancel(signals.cancel.clone());
-    let mut engine = builder.open()?;
-    let report = engine.report().clone();
+    out
+}
+
+/// Open the engine the flags describe, cancellable by `signals`, and say how it runs (the mode
+/// line, the builder's warnings, the streaming flags nothing uses).
+///
+/// # Errors
+/// The builder's; [`Exit`] when a signal came while it opened.
+pub(crate) fn open(args: &Args, model: &std::path::Path, signals: &Signals) -> anyhow::Result<Engine> {
+    let bar = std::sync::Arc::new(crate::progress::Bar::bytes("dense weights"));
+    let b = bar.clone();
+    let progress = engine::LoadProgress(std::sync::Arc::new(move |done, total| b.set(done, total)));
+    let engine = args.builder(model)?.cancel(signals.cancel.clone()).progress(progress).open();
+    drop(bar);
+    let engine = engine?;
+    let report = engine.report();
     eprintln!("{}", report.mode_line());
     for w in &report.warnings {
         eprintln!("{w}");
@@ -316,12 +487,47 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if signals.cancel.is_cancelled() {
         return Err(Exit(signals.exit_code()).into());
     }
+    Ok(engine)
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    args.check_sampling()?;
+    if args.list_archs {
+        print!("{}", list_archs());
+        return Ok(());
+    }
+    if args.conversation {
+        return crate::chat::run(args);
+    }
+    args.warn_cpu_irrelevant();
+    let model_path = args.model.clone().context("-m MODEL is required")?;
+    llama::set_verbose(args.verbose);
+    let model_name = model_path.display().to_string();
+    // Ctrl-C and SIGTERM stop the generation between steps from here on.
+    let signals = Signals::install(CancelToken::default()).context("installing the signal handlers")?;
+    // Every output is checked and created before the model loads: a bad path fails now, and no
+    // path may be one of the model's own files.
+    let model_files = bmoe::engine::gguf::model_files(&model_path);
+    let mut csv = args.csv.as_deref().map(|p| Output::create("--csv", p, &model_files)).transpose()?;
+    let trace_out =
+        args.route_trace.as_deref().map(|p| Output::create("--route-trace", p, &model_files)).transpose()?;
+    let mut engine = open(&args, &model_path, &signals)?;
+    let report = engine.report().clone();
     let trace_header = match &args.route_trace {
         Some(_) => Some(engine.trace_header(&bmoe::engine::engine::model_name(&model_path))?),
         None => None,
     };
     let lm = engine.tokenizer();
-    let text = if args.chat { chat_prompt(lm, &args.prompt, args.no_think)? } else { args.prompt.clone() };
+    let user = args.prompt_text()?;
+    let text = if args.chat {
+        crate::chat::Template::new(lm, args.chat_template.as_deref())?.single_turn(
+            args.system_prompt.as_deref(),
+            &user,
+            args.no_think,
+        )?
+    } else {
+        user
+    };
     let prompt = lm.tokenize(&text, true)?;
     if args.verbose_prompt {
         let shown: Vec<(i32, String)> = prompt.iter().map(|&t| (t, lm.token_text(t))).collect();
@@ -333,16 +539,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if prompt.len() >= args.ctx as usize {
         bail!("the prompt ({} tokens) and one generated token exceed the context of {} (-c)", prompt.len(), args.ctx);
     }
-    let mut sampler = llama::Sampler::new(args.sampling())?;
+    let n_vocab = lm.n_vocab();
+    let n_predict = args.n_tokens(64);
+    let mut sampler = llama::Sampler::new(args.sampling(), n_vocab)?;
+    // The prompt's tokens count for the penalties, as in llama-cli.
+    if args.sampling().penalizes() {
+        prompt.iter().for_each(|&t| sampler.accept(t));
+    }
     let (head, tail) = report.knobs();
     let mut knobs = head;
     knobs.extend([
-        ("n_predict", args.n_predict.to_string()),
+        ("n_predict", if n_predict == usize::MAX { "-1".into() } else { n_predict.to_string() }),
+        ("ignore_eos", args.ignore_eos.to_string()),
         ("chat", args.chat.to_string()),
         ("temp", args.temp.to_string()),
         ("top_k", args.top_k.to_string()),
         ("top_p", args.top_p.to_string()),
-        ("seed", args.seed.to_string()),
+        ("min_p", args.min_p.to_string()),
+        ("repeat_penalty", format!("{} (last {})", args.repeat_penalty, args.sampling().repeat_last_n)),
+        ("presence_penalty", args.presence_penalty.to_string()),
+        ("frequency_penalty", args.frequency_penalty.to_string()),
+        ("seed", format!("{}{}", args.sampling().seed, if args.seed.is_none_or(|s| s < 0) { " (random)" } else { "" })),
     ]);
     knobs.extend(tail);
 
@@ -361,9 +578,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // `--repeat N`: the same generation N times in one session (the expert cache stays warm);
     // the earlier ones are silent, the last is printed and measured.
     for _ in 1..args.repeat {
-        let mut warm = llama::Sampler::new(args.sampling())?;
+        let mut warm = llama::Sampler::new(args.sampling(), n_vocab)?;
+        let params = GenParams { n_predict, ignore_eos: args.ignore_eos };
         engine
-            .generate(&prompt, &GenParams::new(args.n_predict), &mut |l| warm.sample(l), &mut |_| Control::Continue)
+            .generate(&prompt, &params, &mut |l| warm.sample(l), &mut |_| Control::Continue)
             .with_context(|| format!("generating with {model_name}"))?;
     }
     if trace_header.is_some() {
@@ -371,41 +589,50 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let vocab = engine.tokenizer().clone();
     let mut out = std::io::stdout().lock();
-    let mut pending: Vec<u8> = Vec::new();
+    let mut text = TextStream::default();
     let mut io_error: Option<std::io::Error> = None;
     let mut meter = Meter::start(engine.telemetry());
-    let params = GenParams::new(args.n_predict);
-    let gen = engine.generate(&prompt, &params, &mut |l| sampler.sample(l), &mut |t: Token| {
-        pending.extend(vocab.piece(t.id));
-        // Print whole UTF-8 characters only; a multi-byte character may span tokens.
-        let valid = match std::str::from_utf8(&pending) {
-            Ok(s) => s.len(),
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(_) => pending.len(),
-        };
-        if let Err(e) = out.write_all(&pending[..valid]).and_then(|()| out.flush()) {
-            io_error = Some(e);
-            return Control::Stop;
-        }
-        pending.drain(..valid);
-        let row = meter.token(&t);
-        let phase = if t.index == 0 { "prefill" } else { "decode" };
-        if args.progress {
-            eprintln!("{}", row.json(t.index, phase));
-        }
-        if let Some(f) = csv.as_mut() {
-            if let Err(e) = writeln!(f.writer(), "{}", row.csv(t.index, phase)) {
+    let params = GenParams { n_predict, ignore_eos: args.ignore_eos };
+    let color = args.color && std::io::IsTerminal::is_terminal(&std::io::stdout());
+    if color {
+        out.write_all(b"\x1b[32m")?;
+    }
+    engine.reset();
+    let bar = crate::progress::Bar::tokens("prefill");
+    let mut on_prefill = |done: usize, total: usize| bar.set(done as u64, total as u64);
+    let gen = engine.generate_from(
+        &prompt,
+        &params,
+        &mut |l| sampler.sample(l),
+        &mut |t: Token| {
+            if let Err(e) = text.push(&mut out, &vocab.piece(t.id)) {
                 io_error = Some(e);
                 return Control::Stop;
             }
-        }
-        Control::Continue
-    });
+            let row = meter.token(&t);
+            let phase = if t.index == 0 { "prefill" } else { "decode" };
+            if args.progress {
+                eprintln!("{}", row.json(t.index, phase));
+            }
+            if let Some(f) = csv.as_mut() {
+                if let Err(e) = writeln!(f.writer(), "{}", row.csv(t.index, phase)) {
+                    io_error = Some(e);
+                    return Control::Stop;
+                }
+            }
+            Control::Continue
+        },
+        &mut on_prefill,
+    );
+    drop(bar);
     let gen = gen.with_context(|| format!("generating with {model_name}"))?;
     if let Some(e) = io_error {
         return Err(e.into());
     }
-    out.write_all(&pending)?;
+    text.finish(&mut out)?;
+    if color {
+        out.write_all(b"\x1b[0m")?;
+    }
     writeln!(out)?;
     let end = engine.telemetry();
     eprintln!("load: {:.2} s", report.load_s);
@@ -456,23 +683,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Err(Exit(signals.exit_code()).into());
     }
     Ok(())
-}
-
-/// How a harmony template (llama.cpp's `gpt-oss`, OPENAI_MOE) opens the assistant's turn.
-const HARMONY_ASSISTANT: &str = "<|start|>assistant";
-/// What `--no-think` appends after it: the final channel, so the model answers without first
-/// writing in its analysis channel.
-const HARMONY_FINAL: &str = "<|channel|>final<|message|>";
-
-/// `user` in the model's chat template as one user turn with the assistant's turn open;
-/// with `no_think`, the switch the template's family knows (see `--no-think`).
-fn chat_prompt(lm: &llama::Model, user: &str, no_think: bool) -> anyhow::Result<String> {
-    let text = lm.chat(user)?;
-    Ok(match no_think {
-        false => text,
-        true if text.ends_with(HARMONY_ASSISTANT) => text + HARMONY_FINAL,
-        true => lm.chat(&format!("{user} /no_think"))?,
-    })
 }
 
 /// The `--list-archs` table: what this build decodes with its own decoder and streams.

@@ -1,8 +1,7 @@
 //! `bmoe synth`: write a synthetic MoE GGUF model (random weights, real format and shape).
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context as _;
 use bmoe::engine::synth::{self, Options, Quant};
@@ -50,37 +49,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     o.split = args.split;
     o.route_skew = args.route_skew;
     let start = Instant::now();
-    let mut last = Instant::now() - Duration::from_secs(1);
-    let quiet = args.quiet;
+    let bar = (!args.quiet).then(|| crate::progress::Bar::bytes("synth"));
     let mut progress = |done: u64, total: u64| {
-        if quiet || (last.elapsed() < Duration::from_millis(250) && done < total) {
-            return;
+        if let Some(b) = &bar {
+            b.set(done, total);
         }
-        last = Instant::now();
-        let frac = done as f64 / total.max(1) as f64;
-        let width = 40;
-        let filled = (frac * width as f64) as usize;
-        let secs = start.elapsed().as_secs_f64();
-        let rate = done as f64 / secs.max(1e-9) / (1 << 20) as f64;
-        let eta = if frac > 0.0 { secs / frac - secs } else { 0.0 };
-        let _ = write!(
-            std::io::stderr(),
-            "\r[{}{}] {:5.1}% {:.0}/{:.0} MiB {:.0} MiB/s eta {:.0}s ",
-            "#".repeat(filled),
-            " ".repeat(width - filled),
-            frac * 100.0,
-            done as f64 / (1 << 20) as f64,
-            total as f64 / (1 << 20) as f64,
-            rate,
-            eta
-        );
     };
     let paths =
         if args.sparse { synth::write_sparse(&o, &args.output) } else { synth::write(&o, &args.output, &mut progress) }
             .with_context(|| format!("writing {}", args.output.display()))?;
-    if !quiet && !args.sparse {
-        eprintln!();
-    }
+    drop(bar);
     let bytes: u64 = paths.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
     eprintln!(
         "synth: {} {} {} seed {}: {} file(s), {} bytes ({:.2} GB){} in {:.1}s",

@@ -16,8 +16,14 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_bmoe"))
 }
 
+/// `bmoe ARGS`; a `run` is greedy (`--temp 0`) so that runs compare token for token.
 fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
+    let mut c = bin();
+    c.args(args);
+    if args.first() == Some(&"run") {
+        c.args(["--temp", "0"]);
+    }
+    c.output().unwrap()
 }
 
 fn err(o: &Output) -> String {

@@ -3,8 +3,15 @@
 
 use std::process::Command;
 
+/// `bmoe ARGS`; a `run` is greedy (`--temp 0`) unless it says otherwise, so that runs compare
+/// token for token.
 fn bmoe(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmoe")).args(args).output().unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bmoe"));
+    c.args(args);
+    if args.first() == Some(&"run") && !args.contains(&"--temp") {
+        c.args(["--temp", "0"]);
+    }
+    let out = c.output().unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -236,7 +243,7 @@ fn io_uring_refused_falls_back_and_the_mode_line_says_why() {
     let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
     assert!(ok, "{err}");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bmoe"));
-    cmd.args(["run", "-m", m, "-p", "Hello", "-n", "4", "-t", "2", "--cache-mb", "0"]);
+    cmd.args(["run", "-m", m, "-p", "Hello", "-n", "4", "-t", "2", "--cache-mb", "0", "--temp", "0"]);
     // SAFETY: the child only makes two prctl calls on a filter on its stack before exec.
     unsafe { cmd.pre_exec(bmoe::engine::io::fault::deny_io_uring) };
     let out = cmd.output().unwrap();

@@ -38,20 +38,30 @@ impl DenseWeights {
         }
     }
 
-    /// The dense tensors of `index` where this says, `io` reading them for `Anon`.
+    /// The dense tensors of `index` where this says, `io` reading them for `Anon`;
+    /// `progress(bytes done, bytes in all)` as they are read (or touched, for `Warm`).
     ///
     /// # Errors
     /// The read engine's (file, offset, length) for `Anon`; [`Error::File`] or
     /// [`Error::Truncated`] for a shard that cannot be mapped.
-    pub fn load(self, index: &ModelIndex, io: EngineOptions) -> Result<Arc<dyn DenseSource>> {
+    pub fn load(
+        self,
+        index: &ModelIndex,
+        io: EngineOptions,
+        progress: &dyn Fn(u64, u64),
+    ) -> Result<Arc<dyn DenseSource>> {
         Ok(match self {
-            DenseWeights::Anon => Arc::new(AnonDense::load(index, io)?),
+            DenseWeights::Anon => Arc::new(AnonDense::load(index, io, progress)?),
             DenseWeights::Mmap | DenseWeights::Warm => {
                 let map = Mapping::open(&index.file)?;
                 if self == DenseWeights::Warm {
+                    let total: u64 = index.dense.iter().map(|&i| index.file.tensors[i].size).sum();
+                    let mut done = 0;
                     for &i in &index.dense {
                         let t = &index.file.tensors[i];
                         map.touch(t.shard, t.offset, t.size)?;
+                        done += t.size;
+                        progress(done, total);
                     }
                 }
                 Arc::new(map)
@@ -149,11 +159,12 @@ pub struct AnonDense {
 }
 
 impl AnonDense {
-    /// Read every dense tensor of `index`.
+    /// Read every dense tensor of `index`, telling `progress(bytes done, bytes in all)` as
+    /// the reads complete (in order; all of them are in flight meanwhile).
     ///
     /// # Errors
     /// The read engine's error naming the file, offset and length of a failed read.
-    pub fn load(index: &ModelIndex, io: EngineOptions) -> Result<Self> {
+    pub fn load(index: &ModelIndex, io: EngineOptions, progress: &dyn Fn(u64, u64)) -> Result<Self> {
         let mut ranges = Vec::with_capacity(index.dense.len());
         let mut at = 0usize;
         for &i in &index.dense {
@@ -172,7 +183,17 @@ impl AnonDense {
             .map(|&((shard, offset), (len, dest))| Request { file: files[shard], offset, len: len as usize, dest })
             .collect();
         let tickets = engine.submit(&reqs)?;
-        engine.wait_all(&tickets)?;
+        let total: u64 = reqs.iter().map(|r| r.len as u64).sum();
+        let (mut done, mut first) = (0u64, Ok(()));
+        // As `wait_all`: every read waited for, then the first error.
+        for (t, r) in tickets.iter().zip(&reqs) {
+            if let Err(e) = t.wait() {
+                first = first.and(Err(e));
+            }
+            done += r.len as u64;
+            progress(done, total);
+        }
+        first?;
         Ok(Self { pool, ranges })
     }
 

@@ -153,6 +153,24 @@ pub struct EngineBuilder {
     route_replay: Option<PathBuf>,
     mem_available: Option<Option<u64>>,
     cancel: CancelToken,
+    progress: LoadProgress,
+}
+
+/// Told `(bytes done, bytes in all)` as the dense weights are read at open (a front end's
+/// progress bar); the default says nothing.
+#[derive(Clone)]
+pub struct LoadProgress(pub Arc<dyn Fn(u64, u64) + Send + Sync>);
+
+impl Default for LoadProgress {
+    fn default() -> Self {
+        Self(Arc::new(|_, _| {}))
+    }
+}
+
+impl std::fmt::Debug for LoadProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LoadProgress")
+    }
 }
 
 /// What a streaming engine chose.
@@ -367,6 +385,8 @@ pub struct Engine {
     index: Option<ModelIndex>,
     report: Report,
     cancel: CancelToken,
+    /// The tokens the context holds, in order (the KV cache's contents).
+    kv: Vec<i32>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -519,6 +539,7 @@ impl Engine {
             route_replay: None,
             mem_available: None,
             cancel: CancelToken::default(),
+            progress: LoadProgress::default(),
         }
     }
 }
@@ -575,6 +596,12 @@ impl EngineBuilder {
     /// Benchmark only (lossy): each decode step's experts and weights from this routing trace.
     pub fn route_replay(mut self, trace: Option<PathBuf>) -> Self {
         self.route_replay = trace;
+        self
+    }
+
+    /// Report the reading of the dense weights at open to `progress`.
+    pub fn progress(mut self, progress: LoadProgress) -> Self {
+        self.progress = progress;
         self
     }
 
@@ -726,7 +753,7 @@ impl EngineBuilder {
                         ));
                     }
                 }
-                let dense = self.dense.load(index, so.io).map_err(at("reading"))?;
+                let dense = self.dense.load(index, so.io, &*self.progress.0).map_err(at("reading"))?;
                 let streamer = StreamingExperts::new(
                     index,
                     StreamerOptions {
@@ -780,7 +807,7 @@ impl EngineBuilder {
                 Runner::Llama(llama::Session::new(vocab.clone(), self.n_ctx, threads, n_ubatch)?)
             }
         };
-        let mut engine = Engine { runner, vocab, index, report, cancel: self.cancel.clone() };
+        let mut engine = Engine { runner, vocab, index, report, cancel: self.cancel.clone(), kv: Vec::new() };
         if let Some(r) = replay {
             engine.set_route_replay(Some(r))?;
         }
@@ -817,6 +844,12 @@ impl Engine {
         self.index.as_ref()
     }
 
+    /// Cancel the generations from now on through `token` instead (a server gives each request
+    /// its own, which a client that goes away cancels).
+    pub fn set_cancel(&mut self, token: CancelToken) {
+        self.cancel = token;
+    }
+
     /// A handle that cancels this engine's generation in progress from any thread.
     pub fn cancel_handle(&self) -> CancelToken {
         self.cancel.clone()
@@ -846,18 +879,186 @@ impl Engine {
         pick: &mut dyn FnMut(&[f32]) -> i32,
         on_token: &mut dyn FnMut(Token) -> Control,
     ) -> Result<Generation> {
+        self.reset();
+        self.generate_from(prompt, params, pick, on_token, &mut |_, _| {})
+    }
+
+    /// Generate after `context`, every token the reply follows (a conversation's history and
+    /// its new turn): the longest prefix of it the context already holds is kept (its KV cache
+    /// reused, not evaluated again: [`Generation::reused_tokens`]), the rest is evaluated, then
+    /// up to `params.n_predict` tokens. The context then holds `context` and the reply (all but
+    /// its last token, which was never run): the next turn's context starts with
+    /// [`Self::context`] and the reply's tokens.
+    ///
+    /// # Errors
+    /// [`Error::ContextFull`] when `context` does not fit; the engine's.
+    pub fn generate_from(
+        &mut self,
+        context: &[i32],
+        params: &GenParams,
+        pick: &mut dyn FnMut(&[f32]) -> i32,
+        on_token: &mut dyn FnMut(Token) -> Control,
+        on_prefill: &mut dyn FnMut(usize, usize),
+    ) -> Result<Generation> {
+        if context.is_empty() {
+            return Err(Error::Invalid("nothing to generate after: the context is empty".into()));
+        }
+        // At least the last token is run again: its logits are the first pick's.
+        let keep = self.kv.iter().zip(context).take_while(|(a, b)| a == b).count().min(context.len() - 1);
+        self.truncate(keep);
         let vocab = self.vocab.clone();
         let cancel = self.cancel.clone();
         let ignore = params.ignore_eos;
-        session::generate(
-            self.forward(),
-            prompt,
+        let f = self.forward();
+        let r = session::continue_generation(
+            f,
+            &context[keep..],
             params.n_predict,
             &cancel,
             pick,
             &|t| !ignore && vocab.is_eog(t),
             on_token,
-        )
+            on_prefill,
+        );
+        // Whatever happened, the context holds a prefix of `context` and the reply (after an
+        // error, what the failed step left is dropped).
+        if r.is_err() {
+            f.truncate(keep as u32);
+        }
+        let n = f.n_past() as usize;
+        self.kv.truncate(keep);
+        let g = r?;
+        self.kv.extend(context[keep..].iter().chain(&g.tokens).take(n - keep));
+        Ok(g)
+    }
+
+    /// Save the context (its tokens and KV cache), which experts the cache holds, and `extra`
+    /// (a front end's own state: a chat's messages) to `path`, so that [`Self::load_session`]
+    /// continues bit-identically. Written under a temporary name and renamed when complete.
+    ///
+    /// # Errors
+    /// [`Error::File`] naming the path; the engine's.
+    pub fn save_session(&mut self, path: &Path, extra: serde_json::Value) -> Result<()> {
+        let state = self.forward().save_state()?;
+        let experts: Vec<[u32; 2]> = self
+            .streamer()
+            .map(|s| {
+                let c = s.cache();
+                c.resident_ids().map(|id| c.geometry().key(id)).map(|k| [k.layer, k.expert]).collect()
+            })
+            .unwrap_or_default();
+        let header = serde_json::json!({
+            "format": SESSION_FORMAT,
+            "model": self.model_id(),
+            "engine": self.report.kind.name(),
+            "n_ctx": self.report.n_ctx,
+            "tokens": self.kv,
+            "experts": experts,
+            "state_bytes": state.len(),
+            "extra": extra,
+        });
+        let file_err = |err| Error::File { path: path.to_path_buf(), err };
+        let name = path.file_name().map_or_else(|| "session".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+        let write = || -> std::io::Result<()> {
+            use std::io::Write as _;
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            writeln!(f, "{header}")?;
+            f.write_all(&state)?;
+            f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+            std::fs::rename(&tmp, path)
+        };
+        write().map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            file_err(e)
+        })
+    }
+
+    /// Load a session [`Self::save_session`] wrote: the context as it was, and the cache
+    /// warmed with the experts it held in one batch of reads (instead of a slow start, miss by
+    /// miss). Returns its `extra`.
+    ///
+    /// # Errors
+    /// [`Error::File`]; [`Error::Invalid`] for a file that is not a session of this model and
+    /// context.
+    pub fn load_session(&mut self, path: &Path) -> Result<serde_json::Value> {
+        use std::io::Read as _;
+        let (h, r, size) = self.session_header(path)?;
+        let file_err = |err| Error::File { path: path.to_path_buf(), err };
+        let bad = |why: String| Error::Invalid(format!("{}: not a session of this engine: {why}", path.display()));
+        let tokens: Vec<i32> = serde_json::from_value(h["tokens"].clone()).map_err(|e| bad(format!("tokens: {e}")))?;
+        let experts: Vec<[u32; 2]> =
+            serde_json::from_value(h["experts"].clone()).map_err(|e| bad(format!("experts: {e}")))?;
+        let n_state = h["state_bytes"].as_u64().ok_or_else(|| bad("no state_bytes".into()))?;
+        if tokens.len() > self.report.n_ctx as usize || n_state > size {
+            return Err(bad(format!("{} tokens for a context of {}", tokens.len(), self.report.n_ctx)));
+        }
+        let mut state = Vec::with_capacity(n_state as usize);
+        r.take(n_state).read_to_end(&mut state).map_err(file_err)?;
+        if state.len() as u64 != n_state {
+            return Err(bad(format!("{} bytes of state, the header says {n_state}", state.len())));
+        }
+        self.reset();
+        self.forward().load_state(&state, tokens.len() as u32)?;
+        self.kv = tokens;
+        if let Runner::Stream(d) = &mut self.runner {
+            d.provider_mut().warm(&experts)?;
+        }
+        Ok(h["extra"].clone())
+    }
+
+    /// The `extra` of a session [`Self::save_session`] wrote, checked to be this model's,
+    /// without loading its context: a front end that starts over from the same history (to
+    /// measure a cold start).
+    ///
+    /// # Errors
+    /// As [`Self::load_session`].
+    pub fn session_extra(&self, path: &Path) -> Result<serde_json::Value> {
+        Ok(self.session_header(path)?.0["extra"].clone())
+    }
+
+    /// A session file's header line, checked (format, model, engine), the reader after it
+    /// and the file's size.
+    fn session_header(&self, path: &Path) -> Result<(serde_json::Value, std::io::BufReader<std::fs::File>, u64)> {
+        use std::io::{BufRead as _, Read as _};
+        let file_err = |err| Error::File { path: path.to_path_buf(), err };
+        let meta = std::fs::metadata(path).map_err(file_err)?;
+        if !meta.is_file() {
+            let kind = crate::gguf::file_kind(&meta);
+            return Err(Error::Invalid(format!("{}: {kind}, not a session file", path.display())));
+        }
+        let mut r = std::io::BufReader::new(std::fs::File::open(path).map_err(file_err)?);
+        let mut line = Vec::new();
+        r.by_ref().take(64 << 20).read_until(b'\n', &mut line).map_err(file_err)?;
+        let bad = |why: String| Error::Invalid(format!("{}: not a session of this engine: {why}", path.display()));
+        let h: serde_json::Value = serde_json::from_slice(&line).map_err(|e| bad(format!("header: {e}")))?;
+        if h["format"] != SESSION_FORMAT {
+            return Err(bad(format!("format {}, expected {SESSION_FORMAT}", h["format"])));
+        }
+        if h["model"] != self.model_id() || h["engine"] != self.report.kind.name() {
+            return Err(bad(format!("saved with {} on {}", h["engine"], h["model"])));
+        }
+        Ok((h, r, meta.len()))
+    }
+
+    /// What a session file names the model by: its file name and size.
+    fn model_id(&self) -> serde_json::Value {
+        let p = self.index.as_ref().map(|i| i.file.shards[0].path.clone());
+        let size = p.as_ref().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len());
+        serde_json::json!({ "file": p.as_deref().map(model_name), "bytes": size })
+    }
+
+    /// The tokens the context holds, in order.
+    pub fn context(&self) -> &[i32] {
+        &self.kv
+    }
+
+    /// Keep the first `n` tokens of the context, forget the rest (a server reusing a shared
+    /// prefix, a chat going back).
+    pub fn truncate(&mut self, n: usize) {
+        let n = n.min(self.kv.len());
+        self.forward().truncate(n as u32);
+        self.kv.truncate(n);
     }
 
     /// Run `tokens` at the next positions of the context; the last token's logits.
@@ -866,12 +1067,15 @@ impl Engine {
     /// [`Error::ContextFull`], [`Error::BadToken`], and the engine's (a read error naming file
     /// and offset, …); after one, [`Self::reset`] before reuse.
     pub fn eval(&mut self, tokens: &[i32]) -> Result<Vec<f32>> {
-        self.forward().forward_last(tokens)
+        let l = self.forward().forward_last(tokens)?;
+        self.kv.extend_from_slice(tokens);
+        Ok(l)
     }
 
     /// Forget the context: the next token is at position 0 (the expert cache stays warm).
     pub fn reset(&mut self) {
         self.forward().reset();
+        self.kv.clear();
     }
 
     /// Tokens in the context.
@@ -991,6 +1195,9 @@ impl<P: ExpertProvider> DecoderOps for Decoder<P> {
         self.take_routes()
     }
 }
+
+/// The session file format [`Engine::save_session`] writes.
+pub const SESSION_FORMAT: &str = "bmoe-session-1";
 
 /// The file name of a model path, as a trace header names it.
 pub fn model_name(path: &Path) -> String {

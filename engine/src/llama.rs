@@ -186,32 +186,87 @@ impl Model {
     /// # Errors
     /// [`Error::Call`] if the model has no chat template or llama.cpp cannot apply it.
     pub fn chat(&self, user: &str) -> Result<String> {
+        self.apply_chat(None, &[("user", user)], true)
+    }
+
+    /// The model's own chat template (`tokenizer.chat_template`), if it has one.
+    pub fn chat_template(&self) -> Option<String> {
         // SAFETY: a live model; a null name asks for the default template.
         let tmpl = unsafe { sys::llama_model_chat_template(self.ptr.as_ptr(), std::ptr::null()) };
-        if tmpl.is_null() {
-            return Err(Error::Call("the model has no chat template (tokenizer.chat_template)".into()));
-        }
-        let role = CString::new("user").expect("no NUL");
-        let content = CString::new(user).map_err(|_| Error::Nul)?;
-        let msg = sys::llama_chat_message { role: role.as_ptr(), content: content.as_ptr() };
-        let mut buf = vec![0u8; user.len() * 2 + 256];
-        for _ in 0..2 {
-            // SAFETY: tmpl is the model's NUL-terminated template; msg points at live C strings;
-            // buf has buf.len() writable bytes.
-            let n = unsafe {
-                sys::llama_chat_apply_template(tmpl, &msg, 1, true, buf.as_mut_ptr().cast(), buf.len() as i32)
-            };
-            if n < 0 {
-                return Err(Error::Call("llama.cpp does not know this chat template".into()));
-            }
-            if (n as usize) <= buf.len() {
-                buf.truncate(n as usize);
-                return String::from_utf8(buf).map_err(|_| Error::Call("template output is not UTF-8".into()));
-            }
-            buf.resize(n as usize, 0);
-        }
-        Err(Error::Call("chat template output kept growing".into()))
+        // SAFETY: a NUL-terminated string owned by the model, copied here.
+        (!tmpl.is_null()).then(|| unsafe { CStr::from_ptr(tmpl) }.to_string_lossy().into_owned())
     }
+
+    /// `messages` (role, content) rendered with llama.cpp's template engine: the template
+    /// `tmpl` (a built-in name such as `chatml`, or a template's text, which llama.cpp
+    /// recognises by its markers), else the model's own; with `add_assistant`, the assistant's
+    /// turn opened at the end.
+    ///
+    /// # Errors
+    /// [`Error::Call`] if there is no template or llama.cpp does not know it.
+    pub fn apply_chat(&self, tmpl: Option<&str>, messages: &[(&str, &str)], add_assistant: bool) -> Result<String> {
+        let tmpl = match tmpl {
+            Some(t) => t.to_string(),
+            None => self
+                .chat_template()
+                .ok_or_else(|| Error::Call("the model has no chat template (tokenizer.chat_template)".into()))?,
+        };
+        apply_template(&tmpl, messages, add_assistant)
+    }
+}
+
+/// The names of llama.cpp's built-in chat templates (`--chat-template NAME`).
+pub fn builtin_templates() -> Vec<String> {
+    let mut ptrs = vec![std::ptr::null::<std::os::raw::c_char>(); 128];
+    // SAFETY: ptrs has room for ptrs.len() pointers; llama.cpp fills at most that many.
+    let n = unsafe { sys::llama_chat_builtin_templates(ptrs.as_mut_ptr(), ptrs.len()) };
+    ptrs.iter()
+        .take(usize::try_from(n).unwrap_or(0).min(ptrs.len()))
+        // SAFETY: llama.cpp returns static NUL-terminated names.
+        .map(|&p| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// `messages` rendered with the template `tmpl` (see [`Model::apply_chat`]).
+///
+/// # Errors
+/// [`Error::Call`] if llama.cpp does not know the template; [`Error::Nul`] for a NUL in a message.
+pub fn apply_template(tmpl: &str, messages: &[(&str, &str)], add_assistant: bool) -> Result<String> {
+    let tmpl_c = CString::new(tmpl).map_err(|_| Error::Nul)?;
+    let owned: Vec<(CString, CString)> = messages
+        .iter()
+        .map(|(r, c)| Ok((CString::new(*r).map_err(|_| Error::Nul)?, CString::new(*c).map_err(|_| Error::Nul)?)))
+        .collect::<Result<_>>()?;
+    let msgs: Vec<sys::llama_chat_message> =
+        owned.iter().map(|(r, c)| sys::llama_chat_message { role: r.as_ptr(), content: c.as_ptr() }).collect();
+    let total: usize = messages.iter().map(|(r, c)| r.len() + c.len()).sum();
+    let mut buf = vec![0u8; total * 2 + 256];
+    for _ in 0..2 {
+        let len = i32::try_from(buf.len()).map_err(|_| Error::Call("conversation too long".into()))?;
+        // SAFETY: tmpl_c is NUL-terminated; msgs point at live C strings; buf has len bytes.
+        let n = unsafe {
+            sys::llama_chat_apply_template(
+                tmpl_c.as_ptr(),
+                msgs.as_ptr(),
+                msgs.len(),
+                add_assistant,
+                buf.as_mut_ptr().cast(),
+                len,
+            )
+        };
+        if n < 0 {
+            return Err(Error::Call(format!(
+                "llama.cpp does not know this chat template (built in: {})",
+                builtin_templates().join(", ")
+            )));
+        }
+        if (n as usize) <= buf.len() {
+            buf.truncate(n as usize);
+            return String::from_utf8(buf).map_err(|_| Error::Call("template output is not UTF-8".into()));
+        }
+        buf.resize(n as usize, 0);
+    }
+    Err(Error::Call("chat template output kept growing".into()))
 }
 
 impl Drop for Model {
@@ -221,7 +276,8 @@ impl Drop for Model {
     }
 }
 
-/// How the next token is picked.
+/// How the next token is picked: llama.cpp's sampler chain in `llama-cli`'s order (penalties,
+/// top-k, typical, top-p, min-p, temperature, then a seeded draw) with `llama-cli`'s defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sampling {
     /// 0 = greedy.
@@ -230,17 +286,96 @@ pub struct Sampling {
     pub top_k: i32,
     /// 1 = off.
     pub top_p: f32,
+    /// 0 = off.
+    pub min_p: f32,
+    /// Locally typical sampling; 1 = off.
+    pub typ_p: f32,
+    /// Penalties over the last `repeat_last_n` tokens (0 = none, -1 = the context).
+    pub repeat_last_n: i32,
+    /// 1 = off.
+    pub repeat_penalty: f32,
+    /// 0 = off.
+    pub frequency_penalty: f32,
+    /// 0 = off.
+    pub presence_penalty: f32,
     pub seed: u32,
 }
 
+/// llama.cpp's "pick a random seed" (`LLAMA_DEFAULT_SEED`).
+pub const RANDOM_SEED: u32 = u32::MAX;
+
 impl Default for Sampling {
+    /// `llama-cli`'s defaults (`common_params_sampling`): temperature 0.8, top-k 40, top-p 0.95,
+    /// min-p 0.05, no penalty over the last 64 tokens, a random seed.
     fn default() -> Self {
-        Self { temp: 0.0, top_k: 40, top_p: 0.95, seed: 0 }
+        Self {
+            temp: 0.8,
+            top_k: 40,
+            top_p: 0.95,
+            min_p: 0.05,
+            typ_p: 1.0,
+            repeat_last_n: 64,
+            repeat_penalty: 1.0,
+            frequency_penalty: 0.0,
+            presence_penalty: 0.0,
+            seed: RANDOM_SEED,
+        }
     }
 }
 
-/// llama.cpp's sampler chain (greedy, or top-k → top-p → temperature → seeded draw), used
-/// by both engines so that the same seed picks the same tokens from the same logits.
+impl Sampling {
+    /// Greedy: the most likely token every step.
+    pub fn greedy() -> Self {
+        Self { temp: 0.0, ..Self::default() }
+    }
+
+    /// Check the values, naming each bad one as its `bmoe run` flag (the server's field
+    /// names are in parentheses).
+    ///
+    /// # Errors
+    /// A message per bad value.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let mut bad = Vec::new();
+        if !(self.temp >= 0.0 && self.temp.is_finite()) {
+            bad.push("--temp (temperature) must be >= 0");
+        }
+        if !(self.top_p > 0.0 && self.top_p <= 1.0) {
+            bad.push("--top-p (top_p) must be in (0, 1]");
+        }
+        if self.top_k < 0 {
+            bad.push("--top-k (top_k) must be >= 0");
+        }
+        if !(0.0..=1.0).contains(&self.min_p) {
+            bad.push("--min-p (min_p) must be in [0, 1]");
+        }
+        if !(self.typ_p > 0.0 && self.typ_p <= 1.0) {
+            bad.push("--typical (typical_p) must be in (0, 1]");
+        }
+        if !(self.repeat_penalty > 0.0 && self.repeat_penalty.is_finite()) {
+            bad.push("--repeat-penalty (repeat_penalty) must be > 0");
+        }
+        if !(self.presence_penalty.is_finite() && self.frequency_penalty.is_finite()) {
+            bad.push("the presence and frequency penalties must be finite");
+        }
+        if self.repeat_last_n < 0 {
+            bad.push("--repeat-last-n (repeat_last_n) must be >= -1");
+        }
+        match bad.is_empty() {
+            true => Ok(()),
+            false => Err(bad.join("; ")),
+        }
+    }
+
+    /// Whether any penalty is on (the sampler then needs the recent tokens, see
+    /// [`Sampler::accept`]).
+    pub fn penalizes(&self) -> bool {
+        self.repeat_last_n != 0
+            && (self.repeat_penalty != 1.0 || self.frequency_penalty != 0.0 || self.presence_penalty != 0.0)
+    }
+}
+
+/// llama.cpp's sampler chain, used by every engine so that the same seed picks the same tokens
+/// from the same logits.
 #[derive(Debug)]
 pub struct Sampler {
     ptr: NonNull<sys::llama_sampler>,
@@ -251,30 +386,53 @@ pub struct Sampler {
 unsafe impl Send for Sampler {}
 
 impl Sampler {
-    /// A sampler for `s`.
+    /// A sampler for `s` over a vocabulary of `n_vocab` tokens (the penalties' table).
     ///
     /// # Errors
     /// [`Error::Call`] if llama.cpp cannot make it.
-    pub fn new(s: Sampling) -> Result<Self> {
+    pub fn new(s: Sampling, n_vocab: usize) -> Result<Self> {
         init();
         // SAFETY: plain constructors; the chain takes ownership of each added sampler.
         let ptr = unsafe {
             let chain = sys::llama_sampler_chain_init(sys::llama_sampler_chain_default_params());
+            let add = |x| sys::llama_sampler_chain_add(chain, x);
+            if s.penalizes() {
+                add(sys::llama_sampler_init_penalties(
+                    i32::try_from(n_vocab).unwrap_or(i32::MAX),
+                    s.repeat_last_n,
+                    s.repeat_penalty,
+                    s.frequency_penalty,
+                    s.presence_penalty,
+                ));
+            }
             if s.temp <= 0.0 {
-                sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_greedy());
+                add(sys::llama_sampler_init_greedy());
             } else {
                 if s.top_k > 0 {
-                    sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_top_k(s.top_k));
+                    add(sys::llama_sampler_init_top_k(s.top_k));
+                }
+                if s.typ_p < 1.0 {
+                    add(sys::llama_sampler_init_typical(s.typ_p, 1));
                 }
                 if s.top_p < 1.0 {
-                    sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_top_p(s.top_p, 1));
+                    add(sys::llama_sampler_init_top_p(s.top_p, 1));
                 }
-                sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_temp(s.temp));
-                sys::llama_sampler_chain_add(chain, sys::llama_sampler_init_dist(s.seed));
+                if s.min_p > 0.0 {
+                    add(sys::llama_sampler_init_min_p(s.min_p, 1));
+                }
+                add(sys::llama_sampler_init_temp(s.temp));
+                add(sys::llama_sampler_init_dist(s.seed));
             }
             chain
         };
         Ok(Self { ptr: NonNull::new(ptr).ok_or_else(|| Error::Call("sampler".into()))?, cand: Vec::new() })
+    }
+
+    /// Tell the sampler about a token of the context it did not pick (the prompt's, for the
+    /// penalties), as `llama-cli` does.
+    pub fn accept(&mut self, token: i32) {
+        // SAFETY: a live chain.
+        unsafe { sys::llama_sampler_accept(self.ptr.as_ptr(), token) };
     }
 
     /// Pick a token from `logits` (one per vocabulary entry).
@@ -350,20 +508,25 @@ impl Session {
     /// # Errors
     /// [`Error::Call`] if `llama_decode` fails (context full, …).
     pub fn forward(&mut self, tokens: &[i32], all: bool) -> Result<Vec<f32>> {
-        Ok(self.forward_until(tokens, all, &|| false)?.expect("never stopped"))
+        Ok(self.forward_until(tokens, all, &mut |_| true)?.expect("never stopped"))
     }
 
-    /// [`Self::forward`] that asks `stop` before each micro-batch and returns `None` when it
-    /// says so.
+    /// [`Self::forward`] that calls `go(tokens done)` before each micro-batch and returns
+    /// `None` when it says false.
     ///
     /// # Errors
     /// As [`Self::forward`].
-    pub fn forward_until(&mut self, tokens: &[i32], all: bool, stop: &dyn Fn() -> bool) -> Result<Option<Vec<f32>>> {
+    pub fn forward_until(
+        &mut self,
+        tokens: &[i32],
+        all: bool,
+        go: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<Option<Vec<f32>>> {
         let n_vocab = self.model.n_vocab();
         let mut out = Vec::new();
         let chunks: Vec<&[i32]> = tokens.chunks(self.n_ubatch as usize).collect();
         for (ci, chunk) in chunks.iter().enumerate() {
-            if stop() {
+            if !go(ci * self.n_ubatch as usize) {
                 return Ok(None);
             }
             let last_chunk = ci + 1 == chunks.len();
@@ -421,6 +584,40 @@ impl Session {
     /// Tokens in the KV cache.
     pub fn n_past(&self) -> u32 {
         self.n_past as u32
+    }
+
+    /// Keep the first `n` tokens of the context and forget the rest.
+    pub fn truncate(&mut self, n: u32) {
+        let n = n.min(self.n_past as u32);
+        // SAFETY: a live context; removing positions [n, ∞) of sequence 0.
+        unsafe { sys::llama_memory_seq_rm(sys::llama_get_memory(self.ctx.as_ptr()), 0, n as i32, -1) };
+        self.n_past = n as i32;
+    }
+
+    /// The context's state (its KV cache), as llama.cpp serialises it.
+    pub fn state(&self) -> Vec<u8> {
+        // SAFETY: a live context; the buffer has the size llama.cpp asked for.
+        unsafe {
+            let n = sys::llama_state_get_size(self.ctx.as_ptr());
+            let mut buf = vec![0u8; n];
+            let got = sys::llama_state_get_data(self.ctx.as_ptr(), buf.as_mut_ptr(), n);
+            buf.truncate(got);
+            buf
+        }
+    }
+
+    /// Restore a state from [`Self::state`] holding `n_past` tokens.
+    ///
+    /// # Errors
+    /// [`Error::Call`] if llama.cpp refuses it (another model or context size).
+    pub fn set_state(&mut self, state: &[u8], n_past: u32) -> Result<()> {
+        // SAFETY: a live context; src points at state.len() readable bytes.
+        let read = unsafe { sys::llama_state_set_data(self.ctx.as_ptr(), state.as_ptr(), state.len()) };
+        if read == 0 {
+            return Err(Error::Call("llama.cpp refused the saved state".into()));
+        }
+        self.n_past = n_past as i32;
+        Ok(())
     }
 
     /// Forget the KV cache.

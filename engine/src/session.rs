@@ -1,7 +1,9 @@
-//! Generation: the loop shared by every engine (prefill, then pick → step until `n` tokens,
-//! an end token, a stop from the caller or a cancel), and [`Session`], the open-once,
-//! generate-many API over our decoder: the expert cache stays warm across generations, its
-//! budget can change between them, and a generation can be cancelled from another thread.
+//! Generation: the loop shared by every engine (the new prompt tokens in micro-batches, then
+//! pick → step until `n` tokens, an end token, a full context, a stop from the caller or a
+//! cancel), over [`Forward`], what every engine (our decoder, resident or streaming, and
+//! llama.cpp) does: run tokens at the next positions, keep or drop a prefix of the context, and
+//! save or restore it. The engine (`crate::engine`) keeps the tokens the context holds and
+//! continues from them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -10,9 +12,8 @@ use std::time::Instant;
 use crate::decoder::{Decoder, Logits};
 use crate::error::Result;
 use crate::provider::{ExpertProvider, ProviderCounters};
-use crate::stream::StreamingExperts;
 
-/// Something that turns tokens into the next token's logits.
+/// Something that turns tokens into the next token's logits, and keeps a context.
 pub trait Forward {
     /// Run `tokens` at the next positions; the last token's logits.
     ///
@@ -21,18 +22,30 @@ pub trait Forward {
     fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>>;
     /// Forget the context: the next token is at position 0.
     fn reset(&mut self);
+    /// Keep the first `n` tokens of the context, forget the rest.
+    fn truncate(&mut self, n: u32);
     /// Tokens in the context.
     fn n_past(&self) -> u32;
     /// The context's length in tokens.
     fn n_ctx(&self) -> u32;
     /// The widest micro-batch a forward pass runs at once.
     fn n_ubatch(&self) -> u32;
-    /// [`Self::forward_last`] of a prompt, honouring `cancel` between its micro-batches:
-    /// `None` when cancelled (the context then holds part of the prompt).
+    /// [`Self::forward_last`] of a prompt that calls `go(tokens done)` before each micro-batch:
+    /// `None` when it says false (the context then holds part of the prompt).
     ///
     /// # Errors
     /// As [`Self::forward_last`].
-    fn prefill(&mut self, tokens: &[i32], cancel: &CancelToken) -> Result<Option<Vec<f32>>>;
+    fn prefill(&mut self, tokens: &[i32], go: &mut dyn FnMut(usize) -> bool) -> Result<Option<Vec<f32>>>;
+    /// The context's state (the KV cache of its `n_past` tokens), as bytes.
+    ///
+    /// # Errors
+    /// The engine's.
+    fn save_state(&self) -> Result<Vec<u8>>;
+    /// Restore [`Self::save_state`]'s bytes of `n` tokens.
+    ///
+    /// # Errors
+    /// When the bytes are not this model's context of `n` tokens.
+    fn load_state(&mut self, state: &[u8], n: u32) -> Result<()>;
     /// Cumulative counters, where the engine keeps them.
     fn telemetry(&self) -> Telemetry {
         Telemetry::default()
@@ -55,6 +68,9 @@ impl<P: ExpertProvider> Forward for Decoder<P> {
     fn reset(&mut self) {
         Decoder::reset(self);
     }
+    fn truncate(&mut self, n: u32) {
+        Decoder::truncate(self, n);
+    }
     fn n_past(&self) -> u32 {
         Decoder::n_past(self)
     }
@@ -64,8 +80,14 @@ impl<P: ExpertProvider> Forward for Decoder<P> {
     fn n_ubatch(&self) -> u32 {
         self.options().n_ubatch
     }
-    fn prefill(&mut self, tokens: &[i32], cancel: &CancelToken) -> Result<Option<Vec<f32>>> {
-        self.forward_until(tokens, Logits::Last, &|| cancel.is_cancelled())
+    fn prefill(&mut self, tokens: &[i32], go: &mut dyn FnMut(usize) -> bool) -> Result<Option<Vec<f32>>> {
+        self.forward_until(tokens, Logits::Last, go)
+    }
+    fn save_state(&self) -> Result<Vec<u8>> {
+        self.kv_snapshot()
+    }
+    fn load_state(&mut self, state: &[u8], n: u32) -> Result<()> {
+        self.kv_restore(state, n)
     }
     fn telemetry(&self) -> Telemetry {
         Telemetry { compute_s: Some(self.stats().compute_s), provider: self.provider().counters() }
@@ -79,6 +101,9 @@ impl Forward for crate::llama::Session {
     fn reset(&mut self) {
         crate::llama::Session::reset(self);
     }
+    fn truncate(&mut self, n: u32) {
+        crate::llama::Session::truncate(self, n);
+    }
     fn n_past(&self) -> u32 {
         crate::llama::Session::n_past(self)
     }
@@ -88,8 +113,14 @@ impl Forward for crate::llama::Session {
     fn n_ubatch(&self) -> u32 {
         crate::llama::Session::n_ubatch(self)
     }
-    fn prefill(&mut self, tokens: &[i32], cancel: &CancelToken) -> Result<Option<Vec<f32>>> {
-        Ok(self.forward_until(tokens, false, &|| cancel.is_cancelled())?)
+    fn prefill(&mut self, tokens: &[i32], go: &mut dyn FnMut(usize) -> bool) -> Result<Option<Vec<f32>>> {
+        Ok(self.forward_until(tokens, false, go)?)
+    }
+    fn save_state(&self) -> Result<Vec<u8>> {
+        Ok(self.state())
+    }
+    fn load_state(&mut self, state: &[u8], n: u32) -> Result<()> {
+        Ok(self.set_state(state, n)?)
     }
 }
 
@@ -113,7 +144,8 @@ impl CancelToken {
         self.0.load(Ordering::SeqCst)
     }
 
-    fn clear(&self) {
+    /// Clear a cancel (after it was handled), so that the next generation runs.
+    pub fn clear(&self) {
         self.0.store(false, Ordering::SeqCst);
     }
 }
@@ -130,13 +162,19 @@ pub enum Control {
 pub struct Generation {
     /// The tokens generated (an end token is not included).
     pub tokens: Vec<i32>,
-    /// Prompt tokens and the seconds of the prefill.
+    /// Prompt tokens evaluated by this generation's prefill (the new ones), and the seconds
+    /// it took.
     pub prompt_tokens: usize,
+    /// Prompt tokens reused from the context (its KV cache) instead of evaluated.
+    pub reused_tokens: usize,
     pub prefill_s: f64,
     /// Seconds of each decode step (one per generated token after the first).
     pub step_s: Vec<f64>,
     /// Why it stopped.
     pub stop: StopReason,
+    /// The end-of-generation token that stopped it, when one did (it is not among `tokens`,
+    /// and the context does not hold it).
+    pub end_token: Option<i32>,
 }
 
 impl Generation {
@@ -198,16 +236,10 @@ pub struct Token {
     pub telemetry: Telemetry,
 }
 
-/// Prefill `prompt` after a reset, then up to `n` tokens: `pick` chooses each from the logits,
-/// `is_end` ends the generation (the end token is not kept), `on_token` sees each kept token
-/// and may stop. The prompt is run in micro-batches with a cancel honoured between them, and a
-/// cancel is honoured before each step; nothing is left running when this returns (the decoder
-/// waits for its reads inside each step). A generation that would overflow the context stops
-/// there ([`StopReason::ContextFull`]); a prompt that does not fit is an error.
+/// Prefill `prompt` after a reset, then up to `n` tokens: see [`continue_generation`].
 ///
 /// # Errors
-/// The engine's, [`crate::Error::ContextFull`] for a prompt longer than the context; the
-/// generation ends at the failing step (no token after it).
+/// As [`continue_generation`].
 pub fn generate(
     f: &mut dyn Forward,
     prompt: &[i32],
@@ -217,19 +249,50 @@ pub fn generate(
     is_end: &dyn Fn(i32) -> bool,
     on_token: &mut dyn FnMut(Token) -> Control,
 ) -> Result<Generation> {
-    cancel.clear();
     f.reset();
-    let mut g = Generation { prompt_tokens: prompt.len(), ..Generation::default() };
-    if prompt.len() > f.n_ctx() as usize {
-        return Err(crate::Error::ContextFull { n_past: 0, n_new: prompt.len(), n_ctx: f.n_ctx() });
+    continue_generation(f, prompt, n, cancel, pick, is_end, on_token, &mut |_, _| {})
+}
+
+/// Run `new` at the context's next positions, then up to `n` tokens: `pick` chooses each from
+/// the logits, `is_end` ends the generation (the end token is not kept), `on_token` sees each
+/// kept token and may stop, `on_prefill(done, of)` sees the prompt's micro-batches go by. The
+/// prompt is run in micro-batches with a cancel honoured between them, and a cancel is honoured
+/// before each step; nothing is left running when this returns (the decoder waits for its reads
+/// inside each step). A generation that would overflow the context stops there
+/// ([`StopReason::ContextFull`]). The context then holds the prompt and every kept token but the
+/// last (which was never run).
+///
+/// # Errors
+/// The engine's, [`crate::Error::ContextFull`] for new tokens that do not fit the context; the
+/// generation ends at the failing step (no token after it).
+#[allow(clippy::too_many_arguments)]
+pub fn continue_generation(
+    f: &mut dyn Forward,
+    new: &[i32],
+    n: usize,
+    cancel: &CancelToken,
+    pick: &mut dyn FnMut(&[f32]) -> i32,
+    is_end: &dyn Fn(i32) -> bool,
+    on_token: &mut dyn FnMut(Token) -> Control,
+    on_prefill: &mut dyn FnMut(usize, usize),
+) -> Result<Generation> {
+    cancel.clear();
+    let mut g = Generation { prompt_tokens: new.len(), reused_tokens: f.n_past() as usize, ..Generation::default() };
+    if new.is_empty() || f.n_past() as usize + new.len() > f.n_ctx() as usize {
+        return Err(crate::Error::ContextFull { n_past: f.n_past(), n_new: new.len(), n_ctx: f.n_ctx() });
     }
     let t = Instant::now();
-    let Some(mut logits) = f.prefill(prompt, cancel)? else {
+    let total = new.len();
+    let prefilled = f.prefill(new, &mut |done| {
+        on_prefill(done, total);
+        !cancel.is_cancelled()
+    })?;
+    g.prefill_s = t.elapsed().as_secs_f64();
+    let Some(mut logits) = prefilled else {
         g.stop = StopReason::Interrupted;
-        g.prefill_s = t.elapsed().as_secs_f64();
         return Ok(g);
     };
-    g.prefill_s = t.elapsed().as_secs_f64();
+    on_prefill(total, total);
     let mut step_s = g.prefill_s;
     g.stop = StopReason::Length;
     for index in 0..n {
@@ -240,6 +303,7 @@ pub fn generate(
         let id = pick(&logits);
         if is_end(id) {
             g.stop = StopReason::EndOfGeneration;
+            g.end_token = Some(id);
             break;
         }
         g.tokens.push(id);
@@ -264,57 +328,4 @@ pub fn generate(
         g.step_s.push(step_s);
     }
     Ok(g)
-}
-
-/// Our decoder opened once for many generations.
-#[derive(Debug)]
-pub struct Session<P: ExpertProvider> {
-    decoder: Decoder<P>,
-    cancel: CancelToken,
-}
-
-impl<P: ExpertProvider> Session<P> {
-    /// A session over `decoder`.
-    pub fn new(decoder: Decoder<P>) -> Self {
-        Self { decoder, cancel: CancelToken::default() }
-    }
-
-    /// The decoder (stats, provider).
-    pub fn decoder(&self) -> &Decoder<P> {
-        &self.decoder
-    }
-
-    /// The decoder, mutably.
-    pub fn decoder_mut(&mut self) -> &mut Decoder<P> {
-        &mut self.decoder
-    }
-
-    /// A handle that cancels this session's generations from any thread.
-    pub fn cancel_handle(&self) -> CancelToken {
-        self.cancel.clone()
-    }
-
-    /// See [`generate`]; the context starts empty, the expert cache as the last one left it.
-    ///
-    /// # Errors
-    /// See [`generate`].
-    pub fn generate(
-        &mut self,
-        prompt: &[i32],
-        n: usize,
-        pick: &mut dyn FnMut(&[f32]) -> i32,
-        is_end: &dyn Fn(i32) -> bool,
-        on_token: &mut dyn FnMut(Token) -> Control,
-    ) -> Result<Generation> {
-        generate(&mut self.decoder, prompt, n, &self.cancel, pick, is_end, on_token)
-    }
-}
-
-impl Session<StreamingExperts> {
-    /// Resize the expert cache between generations: entries past the new budget are evicted
-    /// now. Returns the budget in effect, in bytes (clamped to the pool, raised to one
-    /// layer's top-k).
-    pub fn set_cache_budget_mb(&mut self, mb: u64) -> u64 {
-        self.decoder.provider_mut().set_budget_bytes(mb << 20)
-    }
 }

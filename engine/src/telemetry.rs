@@ -229,6 +229,7 @@ pub struct SummaryInputs<'a> {
 pub const SUMMARY_KEYS: &[&str] = &[
     "tokens",
     "prompt_tokens",
+    "reused_tokens",
     "prefill_tok/s",
     "s/tok",
     "tok/s",
@@ -269,15 +270,20 @@ impl Summary {
             summary.insert(k.into(), v);
         };
         lines.push(format!(
-            "prefill: {} tokens in {:.3} s, {:.1} tok/s",
+            "prefill: {} tokens in {:.3} s, {:.1} tok/s{}",
             prompt,
             gen.prefill_s,
-            prompt as f64 / gen.prefill_s.max(1e-9)
+            prompt as f64 / gen.prefill_s.max(1e-9),
+            match gen.reused_tokens {
+                0 => String::new(),
+                r => format!(" ({r} more reused from the context, not evaluated)"),
+            }
         ));
         let steps = gen.step_s.len();
         let decode_s: f64 = gen.step_s.iter().sum();
         put("tokens", json!(gen.tokens.len()));
         put("prompt_tokens", json!(prompt));
+        put("reused_tokens", json!(gen.reused_tokens));
         put("prefill_tok/s", json!(prompt as f64 / gen.prefill_s.max(1e-9)));
         put("stop_reason", json!(gen.stop.name()));
         let per = |x: f64| if steps > 0 { json!(x / steps as f64) } else { Value::Null };

@@ -37,14 +37,23 @@ fn tokenize_detokenize_and_chat_template() {
 fn sampler_greedy_and_seeded() {
     let logits: Vec<f32> = (0..100).map(|i| ((i * 37) % 100) as f32 / 10.0).collect();
     let argmax = (0..100).max_by(|&a, &b| logits[a].total_cmp(&logits[b])).unwrap() as i32;
-    assert_eq!(Sampler::new(Sampling::default()).unwrap().sample(&logits), argmax);
-    let s = |seed| Sampling { temp: 1.5, top_k: 0, top_p: 1.0, seed };
+    assert_eq!(Sampler::new(Sampling::greedy(), 100).unwrap().sample(&logits), argmax);
+    let s = |seed| Sampling { temp: 1.5, top_k: 0, top_p: 1.0, min_p: 0.0, seed, ..Sampling::default() };
     let draw = |seed| {
-        let mut sm = Sampler::new(s(seed)).unwrap();
+        let mut sm = Sampler::new(s(seed), 100).unwrap();
         (0..20).map(|_| sm.sample(&logits)).collect::<Vec<_>>()
     };
     assert_eq!(draw(3), draw(3), "same seed, same draws");
     assert_ne!(draw(3), draw(4), "another seed, other draws");
-    let mut k1 = Sampler::new(Sampling { temp: 2.0, top_k: 1, top_p: 1.0, seed: 9 }).unwrap();
+    let mut k1 = Sampler::new(Sampling { temp: 2.0, top_k: 1, seed: 9, ..Sampling::default() }, 100).unwrap();
     assert!((0..10).all(|_| k1.sample(&logits) == argmax), "top-k 1 is greedy");
+    // A repeat penalty (llama.cpp's penalties sampler) steers greedy decoding off a token it
+    // has just seen: with the argmax penalized hard, the runner-up wins.
+    let pen = Sampling { repeat_penalty: 100.0, repeat_last_n: 8, ..Sampling::greedy() };
+    let mut p = Sampler::new(pen, 100).unwrap();
+    p.accept(argmax);
+    assert_ne!(p.sample(&logits), argmax, "the penalized argmax loses");
+    // min-p keeps only tokens within p of the best: 0.999 leaves the argmax alone.
+    let mut mp = Sampler::new(Sampling { temp: 5.0, min_p: 0.999, seed: 1, ..Sampling::default() }, 100).unwrap();
+    assert!((0..10).all(|_| mp.sample(&logits) == argmax), "min-p 0.999 keeps the argmax only");
 }

@@ -277,7 +277,7 @@ fn dense_weights_mmap_warm_and_anon() {
     let want = bits(&resident(&path));
     let index = ModelIndex::open(&path).unwrap();
     let io = EngineOptions { backend: BackendKind::Auto, lanes: 4, register: true, direct: true };
-    let anon = bmoe_engine::dense::AnonDense::load(&index, io).unwrap();
+    let anon = bmoe_engine::dense::AnonDense::load(&index, io, &|_, _| {}).unwrap();
     assert!(anon.bytes() as u64 >= index.dense_bytes());
     for dense in [DenseWeights::Anon, DenseWeights::Warm, DenseWeights::Mmap] {
         let so = stream_opts(&path, 0.0, io, Overlap::Off);
@@ -786,4 +786,98 @@ fn pipelining_any_subset_of_experts_gives_the_same_bits() {
         assert!(bits(&generate(&mut d)) == want, "budget {budget}, look-ahead {lookahead}: bits differ");
         assert!(d.streamer().unwrap().stats().reads > 0);
     }
+}
+
+/// The turns of a conversation, as token ids: each turn's new tokens follow the context and the
+/// previous reply.
+const TURNS: [&[i32]; 3] = [&PROMPT, &[44, 91, 3, 17, 250], &[8, 8, 120, 33, 61, 2, 400, 19]];
+
+/// Run the conversation's turns `from..` on `e` (greedy, 6 tokens a reply), continuing `conv`
+/// (every token so far); each reply's tokens and the bits of every step's logits.
+fn converse(e: &mut Engine, conv: &mut Vec<i32>, turns: std::ops::Range<usize>) -> Vec<(Vec<i32>, Vec<Vec<u32>>)> {
+    use bmoe_engine::session::Control;
+    let mut replies = Vec::new();
+    for (i, turn) in TURNS.iter().enumerate().take(turns.end).skip(turns.start) {
+        let held = e.context().len();
+        conv.extend_from_slice(turn);
+        let mut logits = Vec::new();
+        let mut pick = |l: &[f32]| {
+            logits.push(l.iter().map(|x| x.to_bits()).collect::<Vec<u32>>());
+            (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as i32
+        };
+        let params = GenParams { n_predict: 6, ignore_eos: true };
+        let g = e.generate_from(conv, &params, &mut pick, &mut |_| Control::Continue, &mut |_, _| {}).unwrap();
+        // The tokens the context held were reused, only the rest evaluated: after the first
+        // turn, the turn's own tokens and the previous reply's last token (never run).
+        assert_eq!((g.reused_tokens, g.prompt_tokens), (held, conv.len() - held), "turn {i}");
+        if i > 0 {
+            assert_eq!(g.prompt_tokens, turn.len() + 1, "turn {i} evaluated more than its new tokens");
+        }
+        conv.extend(&g.tokens);
+        assert_eq!(e.context(), &conv[..conv.len() - 1], "turn {i}: the context is the conversation");
+        replies.push((g.tokens, logits));
+    }
+    replies
+}
+
+/// Multi-turn gate: a three-turn conversation streamed through an evicting cache produces the
+/// tokens and logits of the same conversation resident, each turn after the first evaluating
+/// only its new tokens; and each turn equals a fresh engine running the whole history at once.
+#[test]
+fn a_conversation_keeps_its_context_and_streams_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let want = converse(&mut resident_engine(&path), &mut Vec::new(), 0..3);
+    let mut s = streamer(&path, 3.0, BackendKind::Auto, 4, true);
+    let got = converse(&mut s, &mut Vec::new(), 0..3);
+    assert_eq!(got, want, "streamed conversation differs from resident");
+    assert!(s.telemetry().provider.unwrap().evictions > 0, "the cache did not evict");
+    // A fresh engine given the whole history of turn 3 at once replies the same.
+    let mut history: Vec<i32> = Vec::new();
+    for (turn, (reply, _)) in TURNS.iter().zip(&want).take(2) {
+        history.extend_from_slice(turn);
+        history.extend(reply);
+    }
+    history.extend_from_slice(TURNS[2]);
+    let mut fresh = resident_engine(&path);
+    let g = fresh
+        .generate(
+            &history,
+            &GenParams { n_predict: 6, ignore_eos: true },
+            &mut |l| (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as i32,
+            &mut |_| bmoe_engine::session::Control::Continue,
+        )
+        .unwrap();
+    assert_eq!(g.tokens, want[2].0, "turn 3 differs from a fresh run of its history");
+}
+
+/// Save/load gate (in one process; the CLI's test does it across two): saved after turn 2
+/// and loaded into a new engine, turn 3 is bit-identical to the conversation that never
+/// stopped, and the load warmed the cache with the experts it held.
+#[test]
+fn a_saved_conversation_continues_bit_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let want = converse(&mut streamer(&path, 6.0, BackendKind::Auto, 4, true), &mut Vec::new(), 0..3);
+    let file = dir.path().join("s.session");
+    let mut b = streamer(&path, 6.0, BackendKind::Auto, 4, true);
+    let mut conv = Vec::new();
+    converse(&mut b, &mut conv, 0..2);
+    b.save_session(&file, serde_json::json!({ "conv": conv })).unwrap();
+    let held = b.streamer().unwrap().cache().resident_ids().count();
+    drop(b);
+    let mut c = streamer(&path, 6.0, BackendKind::Auto, 4, true);
+    let extra = c.load_session(&file).unwrap();
+    assert_eq!(c.streamer().unwrap().cache().resident_ids().count(), held, "the load did not warm the cache");
+    let mut conv: Vec<i32> = serde_json::from_value(extra["conv"].clone()).unwrap();
+    let got = converse(&mut c, &mut conv, 2..3);
+    assert_eq!(got[0], want[2], "turn 3 after a load differs from the conversation that never stopped");
+    // Not a session, or another model's: refused, naming the file.
+    let junk = dir.path().join("junk");
+    std::fs::write(&junk, b"not a session\n").unwrap();
+    let e = c.load_session(&junk).unwrap_err().to_string();
+    assert!(e.contains("junk") && e.contains("not a session"), "{e}");
+    let other = synth_quant(dir.path(), "o.gguf", 1, Quant::Q4KM);
+    let e = streamer(&other, 6.0, BackendKind::Auto, 4, true).load_session(&file).unwrap_err().to_string();
+    assert!(e.contains("saved with"), "{e}");
 }

@@ -466,6 +466,56 @@ impl<P: ExpertProvider> Decoder<P> {
         self.steps = [0; 2];
     }
 
+    /// Keep the first `n` positions of the KV cache and forget the rest: the next token is at
+    /// position `n` (the cells past it are overwritten before the masks let anything see them).
+    pub fn truncate(&mut self, n: u32) {
+        self.n_past = self.n_past.min(n);
+    }
+
+    /// The KV cache's first `n_past` positions, every layer's K then V, as bytes.
+    ///
+    /// # Errors
+    /// ggml's, for a state tensor without data (never, for ours).
+    pub fn kv_snapshot(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        for (&k, &v) in self.m.st.k.iter().zip(&self.m.st.v) {
+            for t in [k, v] {
+                let t = self.m.state.get(t);
+                let row = t.nb()[2];
+                out.extend(t.read_range(0, row * self.n_past as usize)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Restore [`Self::kv_snapshot`]'s bytes of `n` positions: the context then holds them.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if the bytes are not `n` positions of this model's KV cache (another
+    /// model, another size) or `n` exceeds the context.
+    pub fn kv_restore(&mut self, bytes: &[u8], n: u32) -> Result<()> {
+        let row: usize = self.m.st.k.iter().map(|&k| self.m.state.get(k).nb()[2]).sum::<usize>() * 2;
+        if n > self.m.opts.n_ctx || Some(bytes.len()) != row.checked_mul(n as usize) {
+            return Err(Error::Invalid(format!(
+                "a saved KV cache of {} bytes is not {n} positions of this model's ({} bytes each, context {})",
+                bytes.len(),
+                row,
+                self.m.opts.n_ctx
+            )));
+        }
+        let mut at = 0;
+        for (&k, &v) in self.m.st.k.iter().zip(&self.m.st.v) {
+            for t in [k, v] {
+                let t = self.m.state.get(t);
+                let len = t.nb()[2] * n as usize;
+                t.write_range(0, &bytes[at..at + len])?;
+                at += len;
+            }
+        }
+        self.n_past = n;
+        Ok(())
+    }
+
     /// Decode with routing replayed from a trace (benchmark only: the text is meaningless),
     /// or with the model's router again (`None`). Decode step `i` after a [`Self::reset`]
     /// takes the trace's step `i` (wrapping).
@@ -497,15 +547,20 @@ impl<P: ExpertProvider> Decoder<P> {
     /// [`Error::BadToken`], [`Error::ContextFull`] (nothing is computed then), provider and
     /// ggml errors (the KV cache may then hold part of the batch: [`Self::reset`] before reuse).
     pub fn forward(&mut self, tokens: &[i32], want: Logits) -> Result<Vec<f32>> {
-        Ok(self.forward_until(tokens, want, &|| false)?.expect("never stopped"))
+        Ok(self.forward_until(tokens, want, &mut |_| true)?.expect("never stopped"))
     }
 
-    /// [`Self::forward`] that asks `stop` before each micro-batch and returns `None` when it
-    /// says so (the KV cache then holds the micro-batches run so far).
+    /// [`Self::forward`] that calls `go(tokens done)` before each micro-batch and returns
+    /// `None` when it says false (the KV cache then holds the micro-batches run so far).
     ///
     /// # Errors
     /// As [`Self::forward`].
-    pub fn forward_until(&mut self, tokens: &[i32], want: Logits, stop: &dyn Fn() -> bool) -> Result<Option<Vec<f32>>> {
+    pub fn forward_until(
+        &mut self,
+        tokens: &[i32],
+        want: Logits,
+        go: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<Option<Vec<f32>>> {
         let (n_vocab, n_ctx) = (self.m.n_vocab, self.m.opts.n_ctx);
         if let Some(&t) = tokens.iter().find(|&&t| t < 0 || t as u64 >= n_vocab) {
             return Err(Error::BadToken { token: t, n_vocab });
@@ -516,7 +571,7 @@ impl<P: ExpertProvider> Decoder<P> {
         let mut out = Vec::new();
         let chunks: Vec<&[i32]> = tokens.chunks(self.m.opts.n_ubatch as usize).collect();
         for (i, chunk) in chunks.iter().enumerate() {
-            if stop() {
+            if !go(i * self.m.opts.n_ubatch as usize) {
                 return Ok(None);
             }
             let rows = match want {

@@ -396,6 +396,40 @@ impl<'ctx> Tensor<'ctx> {
         Ok(out)
     }
 
+    /// `len` bytes of the tensor's data from `offset`, copied out.
+    ///
+    /// # Errors
+    /// [`Error::Data`] if the range is outside the tensor; [`Error::NoData`].
+    pub fn read_range(&self, offset: usize, len: usize) -> Result<Vec<u8>> {
+        self.check_range(offset, len)?;
+        let src = self.data_ptr()?;
+        let mut out = vec![0u8; len];
+        // SAFETY: [offset, offset + len) lies inside the tensor's nbytes() readable bytes
+        // (checked above); no compute is running.
+        unsafe { std::ptr::copy_nonoverlapping(src.add(offset), out.as_mut_ptr(), len) };
+        Ok(out)
+    }
+
+    /// Copy `bytes` into the tensor's data from `offset`.
+    ///
+    /// # Errors
+    /// [`Error::Data`] if the range is outside the tensor; [`Error::NoData`].
+    pub fn write_range(&self, offset: usize, bytes: &[u8]) -> Result<()> {
+        self.check_range(offset, bytes.len())?;
+        let dst = self.data_ptr()?;
+        // SAFETY: [offset, offset + len) lies inside the tensor's writable bytes (checked
+        // above); the source cannot overlap ggml's arena.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.add(offset), bytes.len()) };
+        Ok(())
+    }
+
+    fn check_range(&self, offset: usize, len: usize) -> Result<()> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.nbytes() => Ok(()),
+            _ => Err(Error::Data { what: format!("bytes {offset}+{len} of a tensor of {}", self.nbytes()) }),
+        }
+    }
+
     /// An F32 tensor's values, copied out.
     ///
     /// # Errors

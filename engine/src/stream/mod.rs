@@ -355,6 +355,55 @@ impl StreamingExperts {
         self.pinned.clear();
     }
 
+    /// Read `entries` (layer, expert) into the cache, as many as the budget holds, in one batch
+    /// of reads (a saved session's cache, warmed at load). Between generations only; entries
+    /// out of range are skipped. Returns how many were read.
+    ///
+    /// # Errors
+    /// A failed read (its file, offset and length); the entries of the batch then leave the
+    /// cache.
+    pub fn warm(&mut self, entries: &[[u32; 2]]) -> Result<usize> {
+        debug_assert!(self.pend.is_empty() && self.inflight.is_empty(), "warm between generations");
+        let mut reqs = Vec::new();
+        let mut admitted = Vec::new();
+        for &[layer, expert] in entries {
+            let Ok(id) = self.cache.geometry().id(ExpertKey { layer, expert }) else { continue };
+            if self.cache.is_resident(id) || admitted.len() >= self.n_slots {
+                continue;
+            }
+            self.cache.begin_layer(Position { phase: Phase::Prefill, token: self.token, layer });
+            let a = Access { id, rank: 0, weight: 0.0, seq: self.seq };
+            self.seq += 1;
+            self.evicted.clear();
+            self.cache.admit(&a, &mut self.evicted);
+            self.free_evicted();
+            let Some(slot) = self.free.pop() else {
+                self.evicted.clear();
+                self.cache.remove(id, &mut self.evicted);
+                break;
+            };
+            self.slot_of[id as usize] = Some(slot);
+            reqs.extend(self.entry_requests(slot, layer as usize, expert));
+            admitted.push(id);
+        }
+        self.cache.unpin_all();
+        let done = self.engine.submit(&reqs).and_then(|t| self.engine.wait_all(&t).map(|()| t.len()));
+        match done {
+            Ok(_) => {
+                let bytes: u64 = reqs.iter().map(|r| r.len as u64).sum();
+                self.stats.bytes_read += bytes;
+                self.stats.reads += admitted.len() as u64;
+                Ok(admitted.len())
+            }
+            Err(e) => {
+                for id in admitted {
+                    self.drop_entry(id);
+                }
+                Err(e.into())
+            }
+        }
+    }
+
     /// Whether look-ahead is on, and why it switched itself off if it did.
     pub fn lookahead(&self) -> (bool, Option<&str>) {
         (self.lookahead.on(), self.lookahead.off_reason())
