@@ -52,6 +52,9 @@ pub enum CacheError {
     /// A policy name that `--cache-policy` does not know.
     #[error("unknown cache policy `{name}` (known: {known})")]
     UnknownPolicy { name: String, known: String },
+    /// A placement that `bmoe replay --placement` does not know.
+    #[error("unknown placement `{name}` (known: {known})")]
+    UnknownPlacement { name: String, known: &'static str },
     /// A policy that needs the future (Bélády) was asked for without a trace.
     #[error("cache policy `{name}` is offline-only: it needs the whole access sequence (use it from `bmoe replay`)")]
     OfflineOnly { name: String },

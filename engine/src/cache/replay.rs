@@ -208,6 +208,18 @@ pub fn replay_with(
     policy: Box<dyn super::Policy>,
     scope: PinScope,
 ) -> ReplayReport {
+    replay_observed(stream, budget, policy, scope, |_| {})
+}
+
+/// [`replay_with`], calling `on_miss` with every access that missed, in stream order: the
+/// scale-out simulation needs to know *which* reads a host makes, not only how many.
+pub fn replay_observed(
+    stream: &AccessStream,
+    budget: u64,
+    policy: Box<dyn super::Policy>,
+    scope: PinScope,
+    mut on_miss: impl FnMut(&Access),
+) -> ReplayReport {
     let mut cache = ExpertCache::new(stream.geom.clone(), budget, policy);
     let mut misses: Vec<Access> = Vec::with_capacity(64);
     let mut evicted: Vec<ExpertKey> = Vec::with_capacity(64);
@@ -226,6 +238,7 @@ pub fn replay_with(
         for a in &misses {
             evicted.clear();
             cache.admit(a, &mut evicted);
+            on_miss(a);
         }
         if scope == PinScope::Layer {
             cache.unpin_all();

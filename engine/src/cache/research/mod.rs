@@ -2,13 +2,15 @@
 //! around them, for `bmoe replay` and the docs' measurements. The parameter variants of `decay`
 //! and `hd` that were rejected (kept with their numbers in docs/cache-policy.md), `s3-fifo`
 //! (rejected), the offline references (`belady`, the partial oracles) and the proven upper
-//! bound on any policy's decode hits (`opt-bound`), and the plots. None of these is a choice of
+//! bound on any policy's decode hits (`opt-bound`), the plots, and the scale-out simulation
+//! (`scaleout`: the same routing spread over N hosts). None of these is a choice of
 //! `bmoe run --cache-policy`.
 
 pub mod bound;
 pub mod fifo;
 pub mod oracle;
 pub mod plot;
+pub mod scaleout;
 
 use std::fmt;
 use std::str::FromStr;
