@@ -86,6 +86,12 @@ missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 find_libclang >/dev/null || missing+=(libclang-dev)
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
+# `--test` (scripts/test.sh): also what the server's test drives it with (a Python virtual
+# environment for the openai client, and curl).
+if [ "${1:-}" = "--test" ]; then
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -13,6 +13,7 @@ mod progress;
 mod replay;
 mod run;
 mod selfcheck;
+mod serve;
 mod synth;
 
 use std::io::Write;
@@ -34,6 +35,9 @@ enum Command {
     /// Talk to a model: a conversation in its chat template that keeps the KV cache and the
     /// expert cache between turns (`bmoe run -cnv` is the same).
     Chat(run::Args),
+    /// An OpenAI-compatible HTTP server (completions, chat completions, streamed or not,
+    /// tokenize, Prometheus metrics) over one engine kept warm between requests.
+    Serve(serve::ServeArgs),
     /// Compute a small quantised graph with the linked ggml and check it against plain Rust.
     Selfcheck(selfcheck::Args),
     /// Measure the read engine (or mmap) on a file: MiB/s, IOPS, latency p50/p99.
@@ -70,10 +74,10 @@ const LLAMA_FLAGS: &[(&str, &str)] = &[
     ("-fa", "--flash-attn"),
 ];
 
-/// `argv` with [`LLAMA_FLAGS`] rewritten (for `run` and `chat`, before a `--`).
+/// `argv` with [`LLAMA_FLAGS`] rewritten (for `run`, `chat` and `serve`, before a `--`).
 fn llama_flags(argv: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let mut argv: Vec<std::ffi::OsString> = argv.collect();
-    if !argv.get(1).is_some_and(|c| c == "run" || c == "chat") {
+    if !argv.get(1).is_some_and(|c| c == "run" || c == "chat" || c == "serve") {
         return argv;
     }
     for a in argv.iter_mut().skip(2) {
@@ -96,6 +100,7 @@ fn run() -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Chat(args) => chat::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Selfcheck(args) => selfcheck::run(args),
         Command::Iobench(args) => iobench::run(args),
         Command::Synth(args) => synth::run(args),
@@ -142,7 +147,10 @@ mod tests {
     fn llama_cpp_multi_letter_flags_become_long_ones() {
         let argv = |v: &[&str]| super::llama_flags(v.iter().map(std::ffi::OsString::from)).into_iter();
         let got: Vec<_> = argv(&["bmoe", "run", "-ngl", "99", "-fa", "-cnv", "-ub=64", "--", "-ngl"]).collect();
-        assert_eq!(got, ["bmoe", "run", "--n-gpu-layers", "99", "--flash-attn", "--conversation", "--ubatch=64", "--", "-ngl"]);
+        assert_eq!(
+            got,
+            ["bmoe", "run", "--n-gpu-layers", "99", "--flash-attn", "--conversation", "--ubatch=64", "--", "-ngl"]
+        );
         let got: Vec<_> = argv(&["bmoe", "synth", "-ngl"]).collect();
         assert_eq!(got, ["bmoe", "synth", "-ngl"]);
     }

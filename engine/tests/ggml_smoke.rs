@@ -1,6 +1,7 @@
 //! Smoke test of the safe ggml layer: a quantised matmul plus an add on the
 //! persistent thread pool, asserted against plain Rust over the dequantised
 //! weights.
+#![cfg(feature = "ffi")]
 
 use bmoe_engine::ggml::{self, Context, GgmlType, ThreadPool};
 
