@@ -501,6 +501,10 @@ impl Protocol {
                 mem_floor_mib: ok(ci).filter_map(|r| r.mem_floor).min().map(|m| m as f64 / MIB),
                 lower_bound_ms: None,
                 text_identical,
+                prefill_s: report::median(&f("prefill_s")),
+                prefill_read_mib: report::median(&f("prefill_read_MiB")),
+                prefill_compute_s: report::median(&f("prefill_compute_s")),
+                prefill_bound_s: None,
             });
         }
         // Lower bounds: a cell's missed bytes at fio's rate, or its compute; a cell that does not
@@ -511,6 +515,17 @@ impl Protocol {
                 if let Some(compute) = c.compute_ms.or(least_compute) {
                     c.lower_bound_ms = Some(report::lower_bound_ms(mib, fio, compute));
                 }
+            }
+        }
+        // The prefill's: its expert bytes at fio's rate, or its compute (llama.cpp's cells,
+        // which report neither, take the least our cells measured, bytes and compute).
+        let least_prefill = out.iter().filter_map(|c| c.prefill_compute_s).reduce(f64::min);
+        let least_read = out.iter().filter_map(|c| c.prefill_read_mib).reduce(f64::min);
+        for c in &mut out {
+            if let (Some(fio), Some(mib), Some(compute)) =
+                (fio, c.prefill_read_mib.or(least_read), c.prefill_compute_s.or(least_prefill))
+            {
+                c.prefill_bound_s = Some((mib / fio).max(compute));
             }
         }
         out
@@ -551,6 +566,8 @@ impl Protocol {
         }
         s += &format!("- rounds: {} (cells interleaved in each round)\n\n", self.rounds);
         s += &report::markdown_table(cells);
+        s += "\nPrefill (medians; lower bound = max(expert MiB read ÷ median fio, compute s); a cell that does not report them takes the least of ours):\n\n";
+        s += &report::prefill_table(cells);
         s += "\nCells:\n";
         for c in &self.cells {
             s += &format!("- `{}`: `{}`\n", c.name, c.args.join(" "));

@@ -95,9 +95,20 @@ pub struct CellSummary {
     pub lower_bound_ms: Option<f64>,
     /// Whether every round's text equals the reference cell's of the same round.
     pub text_identical: Option<bool>,
+    /// The prefill, medians over rounds: its seconds, the expert MiB it read, its compute
+    /// seconds, and its lower bound max(read ÷ disk MiB/s, compute), s.
+    pub prefill_s: Option<f64>,
+    pub prefill_read_mib: Option<f64>,
+    pub prefill_compute_s: Option<f64>,
+    pub prefill_bound_s: Option<f64>,
 }
 
 impl CellSummary {
+    /// Prefill time ÷ its lower bound.
+    pub fn prefill_ratio_to_bound(&self) -> Option<f64> {
+        Some(self.prefill_s? / self.prefill_bound_s?)
+    }
+
     /// Median token time ÷ lower bound.
     pub fn ratio_to_bound(&self) -> Option<f64> {
         Some(self.median_ms? / self.lower_bound_ms?)
@@ -149,16 +160,36 @@ pub fn markdown_table(cells: &[CellSummary]) -> String {
     s
 }
 
+/// The prefill of each cell as a markdown table.
+pub fn prefill_table(cells: &[CellSummary]) -> String {
+    let mut s = String::from(
+        "| cell | prefill s | read MiB | compute s | lower bound s | × bound |\n|---|---|---|---|---|---|\n",
+    );
+    for c in cells {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            c.name,
+            opt(c.prefill_s, 3),
+            opt(c.prefill_read_mib, 1),
+            opt(c.prefill_compute_s, 3),
+            opt(c.prefill_bound_s, 3),
+            opt(c.prefill_ratio_to_bound(), 2),
+        );
+    }
+    s
+}
+
 /// The summary as CSV.
 pub fn csv(cells: &[CellSummary]) -> String {
     let mut s = String::from(
-        "cell,runs,failed,tok_s,p5_ms,median_ms,p95_ms,mib_per_token,bytes_source,hit_pct,prefetch_pct,majflt_per_token,stall_ms,compute_ms,manage_ms,peak_rss_mib,mem_floor_mib,lower_bound_ms,ratio_to_bound,text_identical\n",
+        "cell,runs,failed,tok_s,p5_ms,median_ms,p95_ms,mib_per_token,bytes_source,hit_pct,prefetch_pct,majflt_per_token,stall_ms,compute_ms,manage_ms,peak_rss_mib,mem_floor_mib,lower_bound_ms,ratio_to_bound,text_identical,prefill_s,prefill_read_mib,prefill_compute_s,prefill_bound_s,prefill_ratio_to_bound\n",
     );
     let o = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.4}"));
     for c in cells {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             c.name,
             c.runs,
             c.failed,
@@ -179,6 +210,11 @@ pub fn csv(cells: &[CellSummary]) -> String {
             o(c.lower_bound_ms),
             o(c.ratio_to_bound()),
             c.text_identical.map_or(String::new(), |b| b.to_string()),
+            o(c.prefill_s),
+            o(c.prefill_read_mib),
+            o(c.prefill_compute_s),
+            o(c.prefill_bound_s),
+            o(c.prefill_ratio_to_bound()),
         );
     }
     s

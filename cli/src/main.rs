@@ -4,6 +4,7 @@
 //! Generated text goes to stdout; everything else (mode line, progress,
 //! telemetry, warnings) goes to stderr.
 
+mod bench;
 mod chat;
 mod guard;
 mod inspect;
@@ -38,6 +39,9 @@ enum Command {
     /// An OpenAI-compatible HTTP server (completions, chat completions, streamed or not,
     /// tokenize, Prometheus metrics) over one engine kept warm between requests.
     Serve(serve::ServeArgs),
+    /// Benchmark prompt processing and text generation over lists of knobs, as llama-bench
+    /// does for llama.cpp (repetitions interleaved; mean ± sd and median per row).
+    Bench(bench::Args),
     /// Compute a small quantised graph with the linked ggml and check it against plain Rust.
     Selfcheck(selfcheck::Args),
     /// Measure the read engine (or mmap) on a file: MiB/s, IOPS, latency p50/p99.
@@ -101,6 +105,7 @@ fn run() -> anyhow::Result<()> {
         Command::Run(args) => run::run(args),
         Command::Chat(args) => chat::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Selfcheck(args) => selfcheck::run(args),
         Command::Iobench(args) => iobench::run(args),
         Command::Synth(args) => synth::run(args),

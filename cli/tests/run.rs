@@ -260,3 +260,81 @@ fn io_uring_refused_falls_back_and_the_mode_line_says_why() {
     assert!(ok, "{err}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), with_uring);
 }
+
+#[test]
+fn bench_sweeps_every_row_and_reports_what_it_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
+    assert!(ok, "{err}");
+    let sweep = ["bench", "-m", m, "-p", "16", "-n", "4", "-r", "2", "--cache-mb", "0,auto", "--overlap", "off,full"];
+    let (ok, out, err) = bmoe(&[&sweep[..], &["-t", "2", "-o", "json", "--run-args", "--moe-stream on"]].concat());
+    assert!(ok, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for k in ["build", "cpu", "disk", "kernel", "model", "page cache"] {
+        assert!(j["system"][k].is_string(), "system.{k} missing: {out}");
+    }
+    let rows = j["rows"].as_array().unwrap();
+    // 2 budgets × 2 overlap modes × (pp16, tg4), in that order.
+    assert_eq!(rows.len(), 8, "{out}");
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["test"], if i % 2 == 0 { "pp16" } else { "tg4" });
+        assert_eq!(r["mode"], "streaming");
+        assert_eq!(r["overlap"], if (i / 2) % 2 == 0 { "off" } else { "full" }, "{r}");
+        assert_eq!(r["threads"], 2);
+        assert_eq!(r["reps"], 2);
+        let t = r["tok_s"].as_array().unwrap();
+        assert_eq!(t.len(), 2);
+        assert!(t.iter().all(|v| v.as_f64().unwrap() > 0.0), "{r}");
+        assert!(r["budget_MiB"].as_f64().unwrap() > 0.0);
+        // A cold cache reads what the test routes.
+        assert!(r["read_MiB_median"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    // The auto budget holds every expert of this model, the smallest pool does not.
+    assert!(rows[4]["budget_MiB"].as_f64() > rows[0]["budget_MiB"].as_f64());
+    let (ok, out, err) = bmoe(&["bench", "-m", m, "-p", "8", "-n", "0", "-r", "1", "-t", "2", "-o", "csv"]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("test,cache_mb,overlap_asked,mode,"), "{out}");
+    assert!(lines[1].starts_with("pp8,"), "{out}");
+    // Bad input: refused before anything runs.
+    let (ok, _, err) = bmoe(&["bench", "-m", m, "-r", "0"]);
+    assert!(!ok && err.contains("-r 0"), "{err}");
+    let (ok, _, err) = bmoe(&["bench", "-m", m, "--overlap", "off,sideways"]);
+    assert!(!ok && err.contains("a row's flags") && !err.contains("bench: ["), "{err}");
+}
+
+#[test]
+fn prefill_reports_its_reads_stall_and_compute() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
+    assert!(ok, "{err}");
+    let summary = |out: &str| -> serde_json::Value { serde_json::from_str(out.lines().last().unwrap()).unwrap() };
+    let base = ["run", "-m", m, "-p", "Hello there, a prompt of a few tokens", "-n", "3", "-t", "2", "--json"];
+    let (ok, out, err) = bmoe(&[&base[..], &["--moe-stream", "on", "--cache-mb", "0"]].concat());
+    assert!(ok, "{err}");
+    let s = summary(&out);
+    assert!(err.contains("\nmoe-prefill: read "), "{err}");
+    assert!(s["prefill_read_MiB"].as_f64().unwrap() > 0.0, "{s}");
+    for k in ["prefill_s", "prefill_read_MiB/s", "prefill_stall_s", "prefill_compute_s", "prefill_manage_s"] {
+        assert!(s[k].as_f64().is_some_and(|v| v >= 0.0), "{k}: {s}");
+    }
+    assert!(s["prefill_compute_s"].as_f64().unwrap() <= s["prefill_s"].as_f64().unwrap());
+    // Resident: compute measured, nothing read, so the read figures are null (not 0).
+    let (ok, out, err) = bmoe(&[&base[..], &["--moe-stream", "off"]].concat());
+    assert!(ok, "{err}");
+    let s = summary(&out);
+    assert!(!err.contains("moe-prefill:"), "{err}");
+    assert!(s["prefill_read_MiB"].is_null() && s["prefill_stall_s"].is_null(), "{s}");
+    assert!(s["prefill_compute_s"].as_f64().is_some(), "{s}");
+    // llama.cpp: neither.
+    let (ok, out, err) = bmoe(&[&base[..], &["--engine", "llama"]].concat());
+    assert!(ok, "{err}");
+    let s = summary(&out);
+    assert!(s["prefill_compute_s"].is_null() && s["prefill_read_MiB"].is_null(), "{s}");
+    assert!(s["prefill_s"].as_f64().is_some(), "{s}");
+}

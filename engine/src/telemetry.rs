@@ -162,20 +162,32 @@ pub struct Meter {
     pub flt_decode: u64,
     /// Sums over the decode steps.
     pub decode: Totals,
+    /// The prefill's row (the first token's), once it went by.
+    pub prefill: Option<Row>,
 }
 
 impl Meter {
     /// A meter starting from the engine's counters `now`.
     pub fn start(now: Telemetry) -> Self {
         let (cpu, flt) = rusage();
-        Self { prev: now, prev_flt: flt, cpu_at: cpu, cpu_decode: 0.0, flt_decode: 0, decode: Totals::default() }
+        Self {
+            prev: now,
+            prev_flt: flt,
+            cpu_at: cpu,
+            cpu_decode: 0.0,
+            flt_decode: 0,
+            decode: Totals::default(),
+            prefill: None,
+        }
     }
 
     /// The next token: its row (its index 0 is the prefill's).
     pub fn token(&mut self, t: &Token) -> Row {
         let (cpu, flt) = rusage();
         let row = Row::between(&self.prev, &t.telemetry, t.step_s, flt - self.prev_flt);
-        if t.index > 0 {
+        if t.index == 0 {
+            self.prefill = Some(row);
+        } else {
             self.decode.add(&row);
             self.cpu_decode += cpu - self.cpu_at;
             self.flt_decode += flt - self.prev_flt;
@@ -231,6 +243,12 @@ pub const SUMMARY_KEYS: &[&str] = &[
     "prompt_tokens",
     "reused_tokens",
     "prefill_tok/s",
+    "prefill_s",
+    "prefill_read_MiB",
+    "prefill_read_MiB/s",
+    "prefill_stall_s",
+    "prefill_compute_s",
+    "prefill_manage_s",
     "s/tok",
     "tok/s",
     "stop_reason",
@@ -279,6 +297,27 @@ impl Summary {
                 r => format!(" ({r} more reused from the context, not evaluated)"),
             }
         ));
+        put("prefill_s", json!(gen.prefill_s));
+        // The prefill's reads and its split, where the engine measures them (our decoder; a
+        // streamed one reads): the bound is max(read ÷ the disk's rate, compute).
+        if let Some(r) = meter.prefill.filter(|_| prompt > 0) {
+            put("prefill_compute_s", r.compute_s.map_or(Value::Null, |c| json!(c)));
+            if let (Some(read), Some(io), Some(manage), Some(compute)) = (r.read_bytes, r.io_s, r.manage_s, r.compute_s)
+            {
+                let read_mib = read as f64 / MIB;
+                put("prefill_read_MiB", json!(read_mib));
+                put("prefill_read_MiB/s", json!(read_mib / gen.prefill_s.max(1e-9)));
+                put("prefill_stall_s", json!(io));
+                put("prefill_manage_s", json!(manage));
+                lines.push(format!(
+                    "moe-prefill: read {read_mib:.1} MiB in the prefill ({:.0} MiB/s over its {:.3} s); compute {compute:.3} s, \
+                     cache management {manage:.3} s, I/O wait (stall) {io:.3} s, other {:.3} s",
+                    read_mib / gen.prefill_s.max(1e-9),
+                    gen.prefill_s,
+                    (gen.prefill_s - compute - manage - io).max(0.0),
+                ));
+            }
+        }
         let steps = gen.step_s.len();
         let decode_s: f64 = gen.step_s.iter().sum();
         put("tokens", json!(gen.tokens.len()));

@@ -615,25 +615,47 @@ impl<P: ExpertProvider> Decoder<P> {
                 let cap = self.provider.capacity().max(k);
                 let experts: Vec<u32> = used.keys().copied().collect();
                 groups = experts.chunks(cap).map(<[u32]>::to_vec).collect();
-                // All groups but the last: those experts' outputs, each in a graph of its own.
+                // All groups but the last: those experts' outputs, each in a graph of its own
+                // (pipelined, each in graphs of the experts landed so far while the rest read).
                 for group in &groups[..groups.len() - 1] {
+                    if m.opts.pipeline {
+                        let mut ready =
+                            Self::start(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, group)?;
+                        let mut waiting = group.len() - ready.len();
+                        loop {
+                            if !ready.is_empty() {
+                                let part: Vec<u32> = ready.iter().map(|&i| group[i]).collect();
+                                let part_ptrs: Vec<ExpertPtrs> = ready.iter().map(|&i| self.ptrs[i]).collect();
+                                let (a, tp, st) = (&mut self.alloc, &mut self.pool, &mut self.stats);
+                                Self::experts_graph(
+                                    m,
+                                    &self.provider,
+                                    a,
+                                    tp,
+                                    st,
+                                    p - 1,
+                                    n_rows,
+                                    &used,
+                                    &part,
+                                    &part_ptrs,
+                                )?;
+                                ready.clear();
+                            }
+                            if waiting == 0 {
+                                break;
+                            }
+                            Self::more(&mut self.provider, &mut self.stats, &mut waiting, &mut ready)?;
+                        }
+                        self.provider.release(p as u32 - 1);
+                        continue;
+                    }
                     Self::acquire(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, group)?;
-                    let nodes = 64 + NODES_PER_EXPERT * group.len();
-                    let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
-                    let mut g = ctx.new_graph(nodes)?;
-                    let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
-                    let st = self.provider.stacks(p as u32 - 1);
-                    m.moe(&ctx, &mut g, p - 1, n_rows, &used, group, &self.ptrs, st, false, &mut inputs)?;
-                    Self::compute(&mut self.alloc, &mut self.pool, &mut self.stats, &g, &inputs)?;
+                    let (a, tp, st) = (&mut self.alloc, &mut self.pool, &mut self.stats);
+                    Self::experts_graph(m, &self.provider, a, tp, st, p - 1, n_rows, &used, group, &self.ptrs)?;
                     self.provider.release(p as u32 - 1);
                 }
                 let group = groups.pop().expect("at least one group");
-                let t0 = std::time::Instant::now();
-                let mut ready = self.provider.acquire_start(p as u32 - 1, &group, &mut self.ptrs)?;
-                self.stats.provider_s += t0.elapsed().as_secs_f64();
-                if self.ptrs.len() != group.len() {
-                    return Err(Error::Provider(format!("{} pointers for {} experts", self.ptrs.len(), group.len())));
-                }
+                let mut ready = Self::start(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, &group)?;
                 // Look-ahead: the next layer's predicted experts queue behind this layer's
                 // misses and read while this layer computes.
                 if !pred.is_empty() && p < n_layer {
@@ -647,23 +669,11 @@ impl<P: ExpertProvider> Decoder<P> {
                     if m.opts.pipeline && !ready.is_empty() {
                         let part: Vec<u32> = ready.iter().map(|&i| group[i]).collect();
                         let part_ptrs: Vec<ExpertPtrs> = ready.iter().map(|&i| self.ptrs[i]).collect();
-                        let nodes = 64 + NODES_PER_EXPERT * part.len();
-                        let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
-                        let mut g = ctx.new_graph(nodes)?;
-                        let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
-                        let st = self.provider.stacks(p as u32 - 1);
-                        m.moe(&ctx, &mut g, p - 1, n_rows, &used, &part, &part_ptrs, st, false, &mut inputs)?;
-                        Self::compute(&mut self.alloc, &mut self.pool, &mut self.stats, &g, &inputs)?;
+                        let (a, tp, st) = (&mut self.alloc, &mut self.pool, &mut self.stats);
+                        Self::experts_graph(m, &self.provider, a, tp, st, p - 1, n_rows, &used, &part, &part_ptrs)?;
                         ready.clear();
                     }
-                    let t0 = std::time::Instant::now();
-                    let more = self.provider.acquire_more()?;
-                    self.stats.provider_s += t0.elapsed().as_secs_f64();
-                    if more.is_empty() {
-                        return Err(Error::Provider(format!("{waiting} experts never landed")));
-                    }
-                    waiting -= more.len();
-                    ready.extend(more);
+                    Self::more(&mut self.provider, &mut self.stats, &mut waiting, &mut ready)?;
                 }
                 // The last graph computes the rest (all of them without pipelining).
                 if m.opts.pipeline && ready.len() < group.len() {
@@ -745,6 +755,61 @@ impl<P: ExpertProvider> Decoder<P> {
             }
         }
         Ok(logits)
+    }
+
+    /// Start acquiring `experts` of `layer`: the indices of those ready now (hits first), the
+    /// rest to come from `acquire_more`.
+    fn start(
+        provider: &mut P,
+        ptrs: &mut Vec<ExpertPtrs>,
+        stats: &mut Stats,
+        layer: u32,
+        experts: &[u32],
+    ) -> Result<Vec<usize>> {
+        let t0 = std::time::Instant::now();
+        let ready = provider.acquire_start(layer, experts, ptrs)?;
+        stats.provider_s += t0.elapsed().as_secs_f64();
+        if ptrs.len() != experts.len() {
+            return Err(Error::Provider(format!("{} pointers for {} experts", ptrs.len(), experts.len())));
+        }
+        Ok(ready)
+    }
+
+    /// Wait for more of an acquire's experts to land: their indices join `ready`.
+    fn more(provider: &mut P, stats: &mut Stats, waiting: &mut usize, ready: &mut Vec<usize>) -> Result<()> {
+        let t0 = std::time::Instant::now();
+        let more = provider.acquire_more()?;
+        stats.provider_s += t0.elapsed().as_secs_f64();
+        if more.is_empty() {
+            return Err(Error::Provider(format!("{waiting} experts never landed")));
+        }
+        *waiting -= more.len();
+        ready.extend(more);
+        Ok(())
+    }
+
+    /// One graph computing `experts`' outputs of MoE layer `layer` into the expert-major buffer
+    /// (not summed: the layer's last graph sums every expert in rank order).
+    #[allow(clippy::too_many_arguments)]
+    fn experts_graph(
+        m: &Model,
+        provider: &P,
+        alloc: &mut GraphAllocator,
+        pool: &mut ThreadPool,
+        stats: &mut Stats,
+        layer: usize,
+        n_rows: usize,
+        used: &BTreeMap<u32, Vec<(usize, usize)>>,
+        experts: &[u32],
+        ptrs: &[ExpertPtrs],
+    ) -> Result<()> {
+        let nodes = 64 + NODES_PER_EXPERT * experts.len();
+        let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
+        let mut g = ctx.new_graph(nodes)?;
+        let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
+        let st = provider.stacks(layer as u32);
+        m.moe(&ctx, &mut g, layer, n_rows, used, experts, ptrs, st, false, &mut inputs)?;
+        Self::compute(alloc, pool, stats, &g, &inputs)
     }
 
     fn acquire(
