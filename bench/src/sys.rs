@@ -55,21 +55,14 @@ impl DiskCounter {
 
 /// One line describing the machine: CPU model and count, memory, swap, kernel.
 pub fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let cpu = bmoe::engine::telemetry::cpu_model().unwrap_or_else(|| "unknown CPU".into());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let gib = |b: Option<u64>| b.map_or("?".into(), |b| format!("{:.1}", b as f64 / (1u64 << 30) as f64));
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let kernel = bmoe::engine::telemetry::kernel_release().unwrap_or_default();
     format!(
         "{cpu}, {cores} cores, {} GiB RAM, {} GiB swap, Linux {}",
         gib(meminfo("MemTotal")),
         gib(meminfo("SwapTotal")),
-        kernel.trim()
+        kernel
     )
 }

@@ -15,6 +15,7 @@ use clap::Parser as _;
 use serde_json::{json, Value};
 
 use bmoe::engine::session::CancelToken;
+use bmoe::engine::telemetry;
 
 use crate::guard::{Exit, Signals};
 
@@ -272,17 +273,9 @@ fn stats(v: &[f64]) -> (f64, f64, f64) {
 /// The machine: build, CPU, the model's disk, kernel, and what this command does not control.
 fn system(model: &std::path::Path) -> Vec<(&'static str, String)> {
     let info = bmoe::build_info();
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into());
+    let cpu = telemetry::cpu_model().unwrap_or_else(|| "unknown".into());
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    let kernel =
-        std::fs::read_to_string("/proc/sys/kernel/osrelease").map_or("unknown".into(), |s| s.trim().to_string());
+    let kernel = telemetry::kernel_release().unwrap_or_else(|| "unknown".into());
     vec![
         ("build", format!("{} (git {}), ggml {}", info.version, info.git_rev, info.ggml_version)),
         ("cpu", format!("{cpu}, {cores} usable")),

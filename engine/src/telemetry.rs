@@ -27,6 +27,18 @@ pub fn rusage() -> (f64, u64) {
     (t(ru.ru_utime) + t(ru.ru_stime), ru.ru_majflt as u64)
 }
 
+/// The CPU's model name (`/proc/cpuinfo`), where the system says it.
+pub fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("model name"))?;
+    Some(line.split(':').nth(1).unwrap_or("").trim().to_string())
+}
+
+/// The kernel's release (`/proc/sys/kernel/osrelease`).
+pub fn kernel_release() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").ok().map(|s| s.trim().to_string())
+}
+
 /// Peak resident set of this process, bytes.
 pub fn max_rss() -> u64 {
     self_rusage().ru_maxrss as u64 * 1024

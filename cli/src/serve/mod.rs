@@ -467,11 +467,19 @@ async fn collect(mut q: Queued) -> Result<(String, Done, Queued), ApiError> {
 
 /// The events as server-sent events: `chunk(text, finish_reason)` makes each data object; the
 /// usage goes in the last chunk when `usage` makes one; then `[DONE]`.
+/// The chunk with the usage and timings after the last one (`stream_options.include_usage`):
+/// the stream's object name, model and creation time.
+struct UsageChunk {
+    object: &'static str,
+    model: String,
+    created: u64,
+}
+
 fn sse(
     q: Queued,
     first: Option<Value>,
     chunk: impl Fn(&str, &str, Option<&str>) -> Value + Send + Sync + 'static,
-    usage_chunk: impl Fn(&str, &Done) -> Option<Value> + Send + Sync + 'static,
+    usage_chunk: Option<UsageChunk>,
 ) -> Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
     enum St {
         First(Queued, Option<Value>),
@@ -494,8 +502,10 @@ fn sse(
                         Some(Event::Done(d)) => {
                             q.guard.1 = false;
                             let mut rest = Vec::new();
-                            if let Some(u) = usage_chunk(&q.id, &d) {
-                                rest.push(SseEvent::default().data(u.to_string()));
+                            if let Some(u) = usage_chunk.as_ref() {
+                                let v = json!({ "id": q.id, "object": u.object, "created": u.created, "model": u.model,
+                                                "choices": [], "usage": usage(&d), "timings": timings(&d) });
+                                rest.push(SseEvent::default().data(v.to_string()));
                             }
                             rest.push(SseEvent::default().data("[DONE]"));
                             let v = chunk(&q.id, "", Some(d.finish_reason));
@@ -544,7 +554,7 @@ async fn completions(State(app): State<AppRef>, b: Body) -> Result<Response, Api
     let (model, created) = (app.model_id.clone(), unix_now());
     if r.common.stream.unwrap_or(false) {
         let include_usage = r.common.stream_options.as_ref().and_then(|o| o.include_usage).unwrap_or(false);
-        let m2 = model.clone();
+        let u = include_usage.then(|| UsageChunk { object: "text_completion", model: model.clone(), created });
         return Ok(sse(
             q,
             None,
@@ -552,12 +562,7 @@ async fn completions(State(app): State<AppRef>, b: Body) -> Result<Response, Api
                 json!({ "id": id, "object": "text_completion", "created": created, "model": model,
                         "choices": [{ "text": text, "index": 0, "logprobs": null, "finish_reason": finish }] })
             },
-            move |id, d| {
-                include_usage.then(|| {
-                    json!({ "id": id, "object": "text_completion", "created": created, "model": m2,
-                                              "choices": [], "usage": usage(d), "timings": timings(d) })
-                })
-            },
+            u,
         )
         .into_response());
     }
@@ -602,7 +607,8 @@ async fn chat_completions(State(app): State<AppRef>, b: Body) -> Result<Response
     let (model, created) = (app.model_id.clone(), unix_now());
     if r.common.stream.unwrap_or(false) {
         let include_usage = r.common.stream_options.as_ref().and_then(|o| o.include_usage).unwrap_or(false);
-        let (m1, m2) = (model.clone(), model.clone());
+        let m1 = model.clone();
+        let u = include_usage.then(|| UsageChunk { object: "chat.completion.chunk", model: model.clone(), created });
         let first = json!({ "id": q.id, "object": "chat.completion.chunk", "created": created, "model": model,
                             "choices": [{ "index": 0, "delta": { "role": "assistant", "content": "" }, "logprobs": null, "finish_reason": null }] });
         return Ok(sse(
@@ -613,12 +619,7 @@ async fn chat_completions(State(app): State<AppRef>, b: Body) -> Result<Response
                 json!({ "id": id, "object": "chat.completion.chunk", "created": created, "model": m1,
                         "choices": [{ "index": 0, "delta": delta, "logprobs": null, "finish_reason": finish }] })
             },
-            move |id, d| {
-                include_usage.then(|| {
-                    json!({ "id": id, "object": "chat.completion.chunk", "created": created, "model": m2,
-                                              "choices": [], "usage": usage(d), "timings": timings(d) })
-                })
-            },
+            u,
         )
         .into_response());
     }
