@@ -199,6 +199,43 @@ impl Conversation {
         })
     }
 
+    /// Forget the tokens (the context they stood for is gone); the next turn tokenizes the
+    /// whole conversation again.
+    fn forget_tokens(&mut self) {
+        self.tokens.clear();
+        self.text.clear();
+        self.end_text.clear();
+    }
+
+    /// The conversation a session holds, checked against the context it was saved with
+    /// (`context`: a prefix of its tokens) and the vocabulary.
+    ///
+    /// # Errors
+    /// What is missing or inconsistent, naming the field.
+    fn from_session(v: &serde_json::Value, context: &[i32], n_vocab: usize) -> anyhow::Result<Self> {
+        let c = Self::from_json(v)?;
+        if let Some((i, (role, _))) =
+            c.messages.iter().enumerate().find(|(_, (r, _))| !matches!(r.as_str(), "system" | "user" | "assistant"))
+        {
+            bail!("the session's message {i} has the role {role:?} (a chat has system, user and assistant messages)");
+        }
+        let replies = c.messages.iter().filter(|(r, _)| r == "assistant").count() as u64;
+        if c.replies != replies {
+            bail!("the session's reply count is {}, but it holds {replies} replies", c.replies);
+        }
+        if let Some(t) = c.tokens.iter().find(|&&t| t < 0 || t as usize >= n_vocab) {
+            bail!("the session's conversation holds token {t}, outside the vocabulary of {n_vocab}");
+        }
+        if !c.tokens.starts_with(context) {
+            bail!(
+                "the session's conversation ({} tokens) does not begin with the {} tokens of its context",
+                c.tokens.len(),
+                context.len()
+            );
+        }
+        Ok(c)
+    }
+
     fn from_json(v: &serde_json::Value) -> anyhow::Result<Self> {
         let c = v.get("chat").context("the session was not saved by bmoe chat (no conversation in it)")?;
         let c = Self {
@@ -389,14 +426,15 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
                 }
                 "load" if !arg.is_empty() => {
                     let t = Instant::now();
-                    let extra = match args.no_kv_reuse {
-                        true => engine.session_extra(Path::new(arg)),
-                        false => engine.load_session(Path::new(arg)),
-                    };
-                    match extra.map_err(anyhow::Error::from).and_then(|extra| Conversation::from_json(&extra)) {
-                        Ok(c) => {
+                    // Everything is checked before anything changes: a load that fails leaves
+                    // the conversation, its KV cache and its expert cache as they were.
+                    match load(&mut engine, Path::new(arg), args.no_kv_reuse) {
+                        Ok((c, warm)) => {
                             conv = c;
                             last = None;
+                            if let Err(e) = warm {
+                                eprintln!("warning: warming the expert cache failed: {e} (the conversation is loaded)");
+                            }
                             let warmed = engine.streamer().map(|s| s.cache().resident_ids().count());
                             eprintln!(
                                 "loaded: {} messages, {} tokens of context{} in {:.2} s",
@@ -406,12 +444,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
                                 t.elapsed().as_secs_f64()
                             );
                         }
-                        Err(e) => {
-                            // What failed to load may have left the context half restored.
-                            engine.reset();
-                            conv = Conversation::new(args.system_prompt.as_deref());
-                            eprintln!("load: {e:#} (the conversation is empty now)");
-                        }
+                        Err(e) => eprintln!("load: {e:#} (nothing was loaded; the conversation is as it was)"),
                     }
                 }
                 "save" | "load" => eprintln!("/{name} needs a FILE"),
@@ -464,8 +497,25 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
                 Control::Continue
             },
             &mut |done, total| bar.set(done as u64, total as u64),
-        )?;
+        );
         drop(bar);
+        let g = match g {
+            Err(e @ bmoe::engine::Error::Corrupt(_)) => {
+                // The context's state is garbage (a damaged session): drop it, keep the
+                // messages; the next turn evaluates the conversation again from its text.
+                if color {
+                    out.write_all(b"\x1b[0m")?;
+                }
+                engine.reset();
+                conv.forget_tokens();
+                eprintln!(
+                    "reply: error: {e}; the context was dropped and the message not sent (the next message evaluates \
+                     the conversation again)"
+                );
+                continue;
+            }
+            g => g?,
+        };
         text.finish(&mut out)?;
         if color {
             out.write_all(b"\x1b[0m")?;
@@ -535,6 +585,24 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         return Err(Exit(code).into());
     }
     Ok(())
+}
+
+/// `/load FILE`: the session read and checked whole (the engine's part and the conversation),
+/// then restored (with `--no-kv-reuse`, its history only); the conversation and the warm's
+/// result. Nothing changes unless every check passed.
+fn load(
+    engine: &mut Engine,
+    path: &Path,
+    history_only: bool,
+) -> anyhow::Result<(Conversation, Result<usize, bmoe::engine::Error>)> {
+    let saved = engine.read_session(path)?;
+    let conv = Conversation::from_session(&saved.extra, &saved.tokens, engine.tokenizer().n_vocab())
+        .with_context(|| path.display().to_string())?;
+    if history_only {
+        return Ok((conv, Ok(0)));
+    }
+    let warm = engine.restore_session(saved)?;
+    Ok((conv, warm))
 }
 
 /// `/save FILE`: the engine's session with the conversation in it; never one of the model's

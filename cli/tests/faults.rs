@@ -427,3 +427,201 @@ fn inspect_and_run_refuse_the_same_broken_files() {
         }
     }
 }
+
+fn synth_seed(dir: &Path, name: &str, seed: &str) -> PathBuf {
+    let p = dir.join(name);
+    let o = run(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", seed, "--quiet", "-o", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", err(&o));
+    p
+}
+
+/// `bmoe ARGS` with `input` piped to stdin.
+fn piped(args: &[&str], input: &str) -> Output {
+    use std::io::Write as _;
+    let mut c = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    c.wait_with_output().unwrap()
+}
+
+/// A session file as (its header, its state bytes).
+fn session_parts(p: &Path) -> (serde_json::Value, Vec<u8>) {
+    let bytes = std::fs::read(p).unwrap();
+    let at = bytes.iter().position(|&b| b == b'\n').unwrap();
+    (serde_json::from_slice(&bytes[..at]).unwrap(), bytes[at + 1..].to_vec())
+}
+
+/// Write a session file from a header and state, as `save_session` lays it out.
+fn write_session(p: &Path, h: &serde_json::Value, state: &[u8]) {
+    let mut b = format!("{h}\n").into_bytes();
+    b.extend_from_slice(state);
+    std::fs::write(p, b).unwrap();
+}
+
+/// The line of `e` that starts with `prefix` (the session's cache summary).
+fn line_of<'a>(e: &'a str, prefix: &str) -> &'a str {
+    e.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no `{prefix}` line: {e}"))
+}
+
+/// Every broken session `/load`ed in the middle of a conversation is refused with its reason,
+/// and the conversation goes on exactly as the one that never tried: the same next reply, byte
+/// for byte, and the same expert cache (the session's hit, read and eviction figures equal).
+#[test]
+fn a_failed_load_leaves_the_conversation_its_kv_cache_and_its_expert_cache_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let h = hash(&m);
+    // Another model of the same shape, size and file name (another seed).
+    std::fs::create_dir(dir.path().join("other")).unwrap();
+    let other = synth_seed(&dir.path().join("other"), "t.gguf", "2");
+    assert_eq!(std::fs::metadata(&m).unwrap().len(), std::fs::metadata(&other).unwrap().len());
+    let chat = |model: &Path, input: &str| {
+        let ms = model.to_str().unwrap();
+        let a = [
+            "chat",
+            "-m",
+            ms,
+            "-n",
+            "8",
+            "-t",
+            "2",
+            "--temp",
+            "0",
+            "--ignore-eos",
+            "--cache-mb",
+            "1",
+            "--overlap",
+            "off",
+        ];
+        let o = piped(&a, input);
+        assert!(o.status.success(), "{}", err(&o));
+        o
+    };
+    let s = |name: &str| dir.path().join(name);
+    let good = s("good.session");
+    chat(&m, &format!("Hello there\n/save {}\n", good.display()));
+    chat(&other, &format!("Hello there\n/save {}\n", s("foreign.session").display()));
+    let bytes = std::fs::read(&good).unwrap();
+    let (head, state) = session_parts(&good);
+    let header_len = bytes.len() - state.len();
+    let edited = |name: &str, f: &dyn Fn(&mut serde_json::Value, &mut Vec<u8>)| {
+        let (mut h, mut st) = (head.clone(), state.clone());
+        f(&mut h, &mut st);
+        write_session(&s(name), &h, &st);
+    };
+    std::fs::write(s("empty.session"), b"").unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let random: Vec<u8> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8 | 0x80
+        })
+        .collect();
+    std::fs::write(s("random.session"), random).unwrap();
+    std::fs::write(s("cut-state.session"), &bytes[..bytes.len() - 100]).unwrap();
+    std::fs::write(s("cut-header.session"), &bytes[..50]).unwrap();
+    let mut trailing = bytes.clone();
+    trailing.extend_from_slice(b"xx");
+    std::fs::write(s("trailing.session"), trailing).unwrap();
+    edited("nan.session", &|_, st| {
+        let n = st.len();
+        st[n - 64..].fill(0xff);
+    });
+    edited("expert.session", &|h, _| h["experts"].as_array_mut().unwrap().push(serde_json::json!([0, 999])));
+    edited("layer.session", &|h, _| h["experts"].as_array_mut().unwrap().push(serde_json::json!([99, 0])));
+    edited("twice.session", &|h, _| {
+        let first = h["experts"][0].clone();
+        h["experts"].as_array_mut().unwrap().push(first);
+    });
+    edited("replies.session", &|h, _| h["extra"]["chat"]["replies"] = serde_json::json!(1_000_000_000_000u64));
+    edited("size.session", &|h, _| {
+        h["tokens"].as_array_mut().unwrap().pop();
+    });
+    edited("vocab.session", &|h, _| h["tokens"][3] = serde_json::json!(1 << 30));
+    edited("role.session", &|h, _| h["extra"]["chat"]["messages"][0][0] = serde_json::json!("wizard"));
+    edited("format.session", &|h, _| h["format"] = serde_json::json!("bmoe-session-1"));
+    let cases: &[(&str, String)] = &[
+        ("empty", "an empty file (0 bytes), not a session file".into()),
+        ("random", "not a session file (a session begins with its JSON header line".into()),
+        (
+            "cut-state",
+            format!(
+                "the file ends at byte {}, the header promises {} ({header_len} bytes of header and {} of state)",
+                bytes.len() - 100,
+                bytes.len(),
+                state.len()
+            ),
+        ),
+        ("cut-header", "the file ends at byte 50, inside its header line".into()),
+        ("trailing", format!("the file is {} bytes, the header promises {}", bytes.len() + 2, bytes.len())),
+        ("foreign", "a session of another model: saved with t.gguf (7858880 bytes, content ".into()),
+        ("nan", "the saved KV cache holds a NaN or infinite value at byte".into()),
+        ("expert", "cached expert (0, 999): expert 999 is out of range (layer 0 has 8)".into()),
+        ("layer", "cached expert (99, 0): layer 99 is out of range (the model has 4 MoE layers)".into()),
+        ("twice", "is named twice".into()),
+        ("replies", "the session's reply count is 1000000000000, but it holds 1 replies".into()),
+        ("size", "bytes of state for".into()),
+        ("vocab", "token 1073741824 at position 3 is outside the vocabulary".into()),
+        ("role", "has the role \"wizard\"".into()),
+        ("format", "format bmoe-session-1, written by an older bmoe".into()),
+    ];
+    let want = chat(&m, "Hello there\nWhat comes next?\n");
+    let loads: String =
+        cases.iter().map(|(n, _)| format!("/load {}\n", s(&format!("{n}.session")).display())).collect();
+    let got = chat(&m, &format!("Hello there\n{loads}What comes next?\n"));
+    let e = err(&got);
+    for (name, needle) in cases {
+        assert!(e.contains(needle.as_str()), "{name}: the message lacks `{needle}`: {e}");
+    }
+    // The foreign session names both models, each by its content.
+    let foreign = e.lines().find(|l| l.contains("a session of another model")).unwrap();
+    assert_eq!(foreign.matches("t.gguf (7858880 bytes, content ").count(), 2, "{foreign}");
+    assert_eq!(e.matches("nothing was loaded; the conversation is as it was").count(), cases.len(), "{e}");
+    assert!(!e.contains("loaded: "), "{e}");
+    assert_eq!(got.stdout, want.stdout, "the next reply differs from the conversation that never tried a load");
+    let cache = "session: moe-cache ";
+    assert_eq!(line_of(&e, cache), line_of(&err(&want), cache), "the expert cache changed");
+    // A context too small for the session: refused, naming what would hold it.
+    let o = piped(
+        &["chat", "-m", m.to_str().unwrap(), "-c", "16", "-t", "2", "--temp", "0"],
+        &format!("/load {}\n", good.display()),
+    );
+    assert!(
+        o.status.success() && err(&o).contains("but this engine's context holds 16 (-c): load it with -c"),
+        "{}",
+        err(&o)
+    );
+    // And the good session still loads.
+    let o = chat(&m, &format!("/load {}\nWhat comes next?\n", good.display()));
+    assert!(err(&o).contains("loaded: 2 messages"), "{}", err(&o));
+    assert_eq!(hash(&m), h, "the model file changed");
+    no_partials(dir.path());
+}
+
+/// A NaN in a restored KV cache that the load cannot see (llama.cpp's state: its values are
+/// not ours to parse) is caught at the first step: reported, nothing sampled from it, the
+/// context dropped, and the next message answered.
+#[test]
+fn a_nan_in_a_restored_kv_cache_is_reported_at_the_first_step_never_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let ms = m.to_str().unwrap();
+    let a = ["chat", "-m", ms, "--engine", "llama", "-n", "8", "-t", "2", "--temp", "0", "--ignore-eos"];
+    let f = dir.path().join("s.session");
+    let o = piped(&a, &format!("Hello there\n/save {}\n", f.display()));
+    assert!(o.status.success(), "{}", err(&o));
+    let (h, mut state) = session_parts(&f);
+    let n = state.len();
+    state[n - 64..].fill(0xff);
+    write_session(&f, &h, &state);
+    let o = piped(&a, &format!("/load {}\nWhat comes next?\nAnd after that?\n", f.display()));
+    let e = err(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("loaded: 2 messages"), "{e}");
+    assert!(e.contains("hold a NaN or an infinity: the context's state is corrupt"), "{e}");
+    assert!(e.contains("the context was dropped and the message not sent"), "{e}");
+    // One reply, to the message after: the corrupt step printed no text at all.
+    assert_eq!(e.matches("reply: ").count() - e.matches("reply: error").count(), 1, "{e}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout).matches('\n').count(), 1, "{:?}", o.stdout);
+}

@@ -21,6 +21,7 @@ use crate::llama;
 use crate::model::{ModelIndex, MoeShape};
 use crate::provider::{ExpertProvider, ResidentExperts};
 use crate::session::{self, CancelToken, Control, Forward, Generation, Telemetry, Token};
+use crate::session_file;
 use crate::stream::budget::{self, CacheSize, Machine, Needs};
 use crate::stream::{StreamerOptions, StreamingExperts};
 use crate::telemetry::{StreamFigures, MIB};
@@ -387,6 +388,8 @@ pub struct Engine {
     cancel: CancelToken,
     /// The tokens the context holds, in order (the KV cache's contents).
     kv: Vec<i32>,
+    /// The model file (the first shard), as opened.
+    path: PathBuf,
 }
 
 impl std::fmt::Debug for Engine {
@@ -807,7 +810,15 @@ impl EngineBuilder {
                 Runner::Llama(llama::Session::new(vocab.clone(), self.n_ctx, threads, n_ubatch)?)
             }
         };
-        let mut engine = Engine { runner, vocab, index, report, cancel: self.cancel.clone(), kv: Vec::new() };
+        let mut engine = Engine {
+            runner,
+            vocab,
+            index,
+            report,
+            cancel: self.cancel.clone(),
+            kv: Vec::new(),
+            path: self.path.clone(),
+        };
         if let Some(r) = replay {
             engine.set_route_replay(Some(r))?;
         }
@@ -933,119 +944,117 @@ impl Engine {
     }
 
     /// Save the context (its tokens and KV cache), which experts the cache holds, and `extra`
-    /// (a front end's own state: a chat's messages) to `path`, so that [`Self::load_session`]
-    /// continues bit-identically. Written under a temporary name and renamed when complete.
+    /// (a front end's own state: a chat's messages) to `path` (the format:
+    /// [`crate::session_file`]), so that [`Self::load_session`] continues bit-identically.
+    /// Written under a temporary name and renamed when complete.
     ///
     /// # Errors
     /// [`Error::File`] naming the path; the engine's.
     pub fn save_session(&mut self, path: &Path, extra: serde_json::Value) -> Result<()> {
         let state = self.forward().save_state()?;
-        let experts: Vec<[u32; 2]> = self
-            .streamer()
+        let experts = self.cached_experts();
+        let model = self.model_id()?;
+        let header = session_file::Header {
+            model: &model,
+            engine: self.report.kind.name(),
+            n_ctx: self.report.n_ctx,
+            tokens: &self.kv,
+            experts: &experts,
+            extra,
+        };
+        session_file::write(path, &header, &state)
+    }
+
+    /// Read the session at `path` whole and check every part of it against this engine (the
+    /// model by content, the engine, the file's length, the tokens against the context and the
+    /// vocabulary, the cached experts against the layers, the state's size and values), without
+    /// changing anything: [`Self::restore_session`] then takes it. A front end checks its
+    /// `extra` in between, so that nothing changes unless all of it is good.
+    ///
+    /// # Errors
+    /// [`Error::File`]; [`Error::Invalid`] naming the file and what is wrong with it.
+    pub fn read_session(&self, path: &Path) -> Result<session_file::Saved> {
+        let model = self.model_id()?;
+        let per_token = with_decoder!(&self.runner, d => Some(d.kv_bytes_per_position() as u64), None);
+        let want = session_file::Expect {
+            model: &model,
+            engine: self.report.kind.name(),
+            n_ctx: self.report.n_ctx,
+            n_vocab: self.vocab.n_vocab() as u32,
+            experts: self.index.as_ref().map(|i| i.layers.iter().map(|l| l.n_expert).collect()),
+            state_bytes_per_token: per_token,
+            // Our decoder's state is its F16 KV cache; llama.cpp's is its own format.
+            state_f16: per_token.is_some(),
+        };
+        session_file::read(path, &want)
+    }
+
+    /// Restore a session [`Self::read_session`] checked: the context as it was, then the cache
+    /// warmed with the experts it held in one batch of reads (instead of a slow start, miss by
+    /// miss). If the engine refuses the state, the context it had is put back as it was.
+    /// Returns how many experts the warm read, or why it failed: a failed warm leaves the
+    /// session loaded (what the cache holds never changes the output) and the next step will
+    /// meet the same read error.
+    ///
+    /// # Errors
+    /// The engine's refusal of the state (llama.cpp's checks of its own format).
+    pub fn restore_session(&mut self, saved: session_file::Saved) -> Result<std::result::Result<usize, Error>> {
+        let n = saved.tokens.len() as u32;
+        let n_before = self.forward().n_past();
+        let before = (self.forward().save_state()?, self.kv.clone());
+        self.reset();
+        if let Err(e) = self.forward().load_state(&saved.state, n) {
+            self.reset();
+            let (state, kv) = before;
+            self.forward().load_state(&state, n_before)?;
+            self.kv = kv;
+            return Err(e);
+        }
+        drop(before);
+        self.kv = saved.tokens;
+        Ok(match &mut self.runner {
+            Runner::Stream(d) => d.provider_mut().warm(&saved.experts),
+            _ => Ok(0),
+        })
+    }
+
+    /// [`Self::read_session`] then [`Self::restore_session`]; returns the session's `extra`.
+    ///
+    /// # Errors
+    /// As theirs, and a failed warm's read error (the session is loaded all the same).
+    pub fn load_session(&mut self, path: &Path) -> Result<serde_json::Value> {
+        let saved = self.read_session(path)?;
+        let extra = saved.extra.clone();
+        self.restore_session(saved)??;
+        Ok(extra)
+    }
+
+    /// The `extra` of a session [`Self::save_session`] wrote, checked whole as
+    /// [`Self::read_session`] checks it, without loading its context: a front end that starts
+    /// over from the same history (to measure a cold start).
+    ///
+    /// # Errors
+    /// As [`Self::read_session`].
+    pub fn session_extra(&self, path: &Path) -> Result<serde_json::Value> {
+        Ok(self.read_session(path)?.extra)
+    }
+
+    /// The (layer, expert) entries the expert cache holds (none unless streaming).
+    fn cached_experts(&self) -> Vec<[u32; 2]> {
+        self.streamer()
             .map(|s| {
                 let c = s.cache();
                 c.resident_ids().map(|id| c.geometry().key(id)).map(|k| [k.layer, k.expert]).collect()
             })
-            .unwrap_or_default();
-        let header = serde_json::json!({
-            "format": SESSION_FORMAT,
-            "model": self.model_id(),
-            "engine": self.report.kind.name(),
-            "n_ctx": self.report.n_ctx,
-            "tokens": self.kv,
-            "experts": experts,
-            "state_bytes": state.len(),
-            "extra": extra,
-        });
-        let file_err = |err| Error::File { path: path.to_path_buf(), err };
-        let name = path.file_name().map_or_else(|| "session".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
-        let write = || -> std::io::Result<()> {
-            use std::io::Write as _;
-            let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            writeln!(f, "{header}")?;
-            f.write_all(&state)?;
-            f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-            std::fs::rename(&tmp, path)
-        };
-        write().map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            file_err(e)
-        })
+            .unwrap_or_default()
     }
 
-    /// Load a session [`Self::save_session`] wrote: the context as it was, and the cache
-    /// warmed with the experts it held in one batch of reads (instead of a slow start, miss by
-    /// miss). Returns its `extra`.
-    ///
-    /// # Errors
-    /// [`Error::File`]; [`Error::Invalid`] for a file that is not a session of this model and
-    /// context.
-    pub fn load_session(&mut self, path: &Path) -> Result<serde_json::Value> {
-        use std::io::Read as _;
-        let (h, r, size) = self.session_header(path)?;
-        let file_err = |err| Error::File { path: path.to_path_buf(), err };
-        let bad = |why: String| Error::Invalid(format!("{}: not a session of this engine: {why}", path.display()));
-        let tokens: Vec<i32> = serde_json::from_value(h["tokens"].clone()).map_err(|e| bad(format!("tokens: {e}")))?;
-        let experts: Vec<[u32; 2]> =
-            serde_json::from_value(h["experts"].clone()).map_err(|e| bad(format!("experts: {e}")))?;
-        let n_state = h["state_bytes"].as_u64().ok_or_else(|| bad("no state_bytes".into()))?;
-        if tokens.len() > self.report.n_ctx as usize || n_state > size {
-            return Err(bad(format!("{} tokens for a context of {}", tokens.len(), self.report.n_ctx)));
+    /// What a session file names the model by: its content ([`session_file::ModelId`]).
+    fn model_id(&self) -> Result<session_file::ModelId> {
+        match &self.index {
+            Some(i) => session_file::ModelId::of(&i.file),
+            None => session_file::ModelId::of(&crate::gguf::open_model(&self.path)?),
         }
-        let mut state = Vec::with_capacity(n_state as usize);
-        r.take(n_state).read_to_end(&mut state).map_err(file_err)?;
-        if state.len() as u64 != n_state {
-            return Err(bad(format!("{} bytes of state, the header says {n_state}", state.len())));
-        }
-        self.reset();
-        self.forward().load_state(&state, tokens.len() as u32)?;
-        self.kv = tokens;
-        if let Runner::Stream(d) = &mut self.runner {
-            d.provider_mut().warm(&experts)?;
-        }
-        Ok(h["extra"].clone())
-    }
-
-    /// The `extra` of a session [`Self::save_session`] wrote, checked to be this model's,
-    /// without loading its context: a front end that starts over from the same history (to
-    /// measure a cold start).
-    ///
-    /// # Errors
-    /// As [`Self::load_session`].
-    pub fn session_extra(&self, path: &Path) -> Result<serde_json::Value> {
-        Ok(self.session_header(path)?.0["extra"].clone())
-    }
-
-    /// A session file's header line, checked (format, model, engine), the reader after it
-    /// and the file's size.
-    fn session_header(&self, path: &Path) -> Result<(serde_json::Value, std::io::BufReader<std::fs::File>, u64)> {
-        use std::io::{BufRead as _, Read as _};
-        let file_err = |err| Error::File { path: path.to_path_buf(), err };
-        let meta = std::fs::metadata(path).map_err(file_err)?;
-        if !meta.is_file() {
-            let kind = crate::gguf::file_kind(&meta);
-            return Err(Error::Invalid(format!("{}: {kind}, not a session file", path.display())));
-        }
-        let mut r = std::io::BufReader::new(std::fs::File::open(path).map_err(file_err)?);
-        let mut line = Vec::new();
-        r.by_ref().take(64 << 20).read_until(b'\n', &mut line).map_err(file_err)?;
-        let bad = |why: String| Error::Invalid(format!("{}: not a session of this engine: {why}", path.display()));
-        let h: serde_json::Value = serde_json::from_slice(&line).map_err(|e| bad(format!("header: {e}")))?;
-        if h["format"] != SESSION_FORMAT {
-            return Err(bad(format!("format {}, expected {SESSION_FORMAT}", h["format"])));
-        }
-        if h["model"] != self.model_id() || h["engine"] != self.report.kind.name() {
-            return Err(bad(format!("saved with {} on {}", h["engine"], h["model"])));
-        }
-        Ok((h, r, meta.len()))
-    }
-
-    /// What a session file names the model by: its file name and size.
-    fn model_id(&self) -> serde_json::Value {
-        let p = self.index.as_ref().map(|i| i.file.shards[0].path.clone());
-        let size = p.as_ref().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len());
-        serde_json::json!({ "file": p.as_deref().map(model_name), "bytes": size })
     }
 
     /// The tokens the context holds, in order.
@@ -1197,7 +1206,7 @@ impl<P: ExpertProvider> DecoderOps for Decoder<P> {
 }
 
 /// The session file format [`Engine::save_session`] writes.
-pub const SESSION_FORMAT: &str = "bmoe-session-1";
+pub const SESSION_FORMAT: &str = session_file::FORMAT;
 
 /// The file name of a model path, as a trace header names it.
 pub fn model_name(path: &Path) -> String {

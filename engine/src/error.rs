@@ -66,6 +66,10 @@ pub enum Error {
     /// A routing trace that does not fit the model (`--route-replay`).
     #[error("route replay: {0}")]
     Replay(String),
+    /// State that is not what it must be: logits that are NaN or infinite (a context restored
+    /// from a damaged session, say), never sampled from.
+    #[error("{0}")]
+    Corrupt(String),
     /// A knob that does not fit the model or the machine, found before anything is allocated
     /// (the builder's validation): the message names the knob and what would fit.
     #[error("{0}")]

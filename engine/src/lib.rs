@@ -6,12 +6,13 @@
 //! (the index: dense tensors, expert byte ranges) → [`stream`] (slots of the registered pool,
 //! reads through [`io`]) or [`provider::ResidentExperts`] → [`provider`] (the seam: expert
 //! pointers and stacks) → [`decoder`] (graphs on [`ggml`]) → logits → [`session`] (the
-//! generation loop) and [`telemetry`]. [`dense`] holds the dense weights; [`cache`] decides what
+//! generation loop; [`session_file`] its context saved to disk and checked on the way back) and
+//! [`telemetry`]. [`dense`] holds the dense weights; [`cache`] decides what
 //! stays; [`engine`] assembles it all and reports what it chose.
 //!
 //! With the default `ffi` feature the crate links ggml (llama.cpp). Without it, only the pure
-//! Rust parts build ([`gguf`], [`model`], [`synth`], [`cache`], and [`ggml::GgmlType`]'s geometry table),
-//! so the parser can be fuzzed under a sanitizer without linking C++.
+//! Rust parts build ([`gguf`], [`model`], [`synth`], [`cache`], [`ggml::GgmlType`]'s geometry table
+//! and [`session_file`]), so the parser can be fuzzed under a sanitizer without linking C++.
 
 #[cfg(feature = "ffi")]
 pub mod ggml;
@@ -41,6 +42,7 @@ pub mod model;
 pub mod provider;
 #[cfg(feature = "ffi")]
 pub mod session;
+pub mod session_file;
 #[cfg(feature = "ffi")]
 pub mod stream;
 pub mod synth;

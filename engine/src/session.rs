@@ -292,6 +292,7 @@ pub fn continue_generation(
         g.stop = StopReason::Interrupted;
         return Ok(g);
     };
+    check_logits(&logits, f.n_past())?;
     on_prefill(total, total);
     let mut step_s = g.prefill_s;
     g.stop = StopReason::Length;
@@ -324,8 +325,40 @@ pub fn continue_generation(
         }
         let t = Instant::now();
         logits = f.forward_last(&[id])?;
+        check_logits(&logits, f.n_past())?;
         step_s = t.elapsed().as_secs_f64();
         g.step_s.push(step_s);
     }
     Ok(g)
+}
+
+/// Logits that hold a NaN or an infinity are refused, never sampled from: the context's state
+/// is corrupt (a damaged session's KV cache, say), and every token after would be garbage.
+///
+/// # Errors
+/// [`crate::Error::Corrupt`] naming the position.
+pub fn check_logits(logits: &[f32], n_past: u32) -> Result<()> {
+    // A block at a time, the inner fold vectorizes: a few microseconds for a large vocabulary.
+    let bad = logits.chunks(1024).any(|c| c.iter().fold(false, |acc, x| acc | !x.is_finite()));
+    if bad {
+        return Err(crate::Error::Corrupt(format!(
+            "the logits after {n_past} tokens of context hold a NaN or an infinity: the context's state is corrupt \
+             (a damaged session file?), so nothing is sampled from it; start over (/reset) or load a good session"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn logits_that_are_not_finite_are_refused_naming_the_position() {
+        let mut l = vec![0.5f32; 5000];
+        assert!(super::check_logits(&l, 7).is_ok());
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            l[4321] = bad;
+            let e = super::check_logits(&l, 7).unwrap_err().to_string();
+            assert!(e.contains("after 7 tokens of context hold a NaN or an infinity"), "{e}");
+        }
+    }
 }

@@ -488,13 +488,18 @@ impl<P: ExpertProvider> Decoder<P> {
         Ok(out)
     }
 
+    /// Bytes [`Self::kv_snapshot`] takes per position: every layer's K and V rows (F16).
+    pub fn kv_bytes_per_position(&self) -> usize {
+        self.m.st.k.iter().map(|&k| self.m.state.get(k).nb()[2]).sum::<usize>() * 2
+    }
+
     /// Restore [`Self::kv_snapshot`]'s bytes of `n` positions: the context then holds them.
     ///
     /// # Errors
     /// [`Error::Invalid`] if the bytes are not `n` positions of this model's KV cache (another
     /// model, another size) or `n` exceeds the context.
     pub fn kv_restore(&mut self, bytes: &[u8], n: u32) -> Result<()> {
-        let row: usize = self.m.st.k.iter().map(|&k| self.m.state.get(k).nb()[2]).sum::<usize>() * 2;
+        let row = self.kv_bytes_per_position();
         if n > self.m.opts.n_ctx || Some(bytes.len()) != row.checked_mul(n as usize) {
             return Err(Error::Invalid(format!(
                 "a saved KV cache of {} bytes is not {n} positions of this model's ({} bytes each, context {})",
