@@ -138,7 +138,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if file_len < args.block {
         bail!("{} is {} bytes, smaller than one block of {}", args.file.display(), file_len, args.block);
     }
-    let lanes = args.lanes.max(1);
+    let lanes = args.lanes;
+    match bmoe::engine::io::check_lanes(lanes) {
+        Err(why) => bail!("--lanes {lanes}: {why}"),
+        Ok(Some(w)) => eprintln!("warning: --lanes {w}"),
+        Ok(None) => {}
+    }
     let run_for = Duration::from_secs_f64(args.seconds.max(0.1));
     let (backend, why, o_direct, registered, m) = match args.backend.as_str() {
         "mmap" => {

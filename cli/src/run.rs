@@ -325,7 +325,7 @@ impl Args {
             policy: self.cache_policy.unwrap_or(CachePolicy::DEFAULT),
             io: EngineOptions {
                 backend: self.io_backend.unwrap_or_default(),
-                lanes: self.io_threads.unwrap_or(4).max(1),
+                lanes: self.io_threads.unwrap_or(4),
                 register: true,
                 direct: !self.no_odirect,
             },

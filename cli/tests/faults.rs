@@ -625,3 +625,29 @@ fn a_nan_in_a_restored_kv_cache_is_reported_at_the_first_step_never_decoded() {
     assert_eq!(e.matches("reply: ").count() - e.matches("reply: error").count(), 1, "{e}");
     assert_eq!(String::from_utf8_lossy(&o.stdout).matches('\n').count(), 1, "{:?}", o.stdout);
 }
+
+/// Thread and lane counts: `--io-threads` as `-t` is (refused at 0 and when absurd, before
+/// anything is spawned, with no thread's panic text; warned about above a disk's queue), and
+/// `iobench --lanes`, `serve --queue` the same.
+#[test]
+fn io_lanes_and_queues_are_capped_before_anything_is_spawned() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let (ms, h) = (m.to_str().unwrap(), hash(&m));
+    for (lanes, backend) in [("100000", "auto"), ("100000", "pread"), ("0", "auto"), ("1025", "uring")] {
+        let o =
+            run(&["run", "-m", ms, "-p", "hi", "-n", "2", "-t", "2", "--io-threads", lanes, "--io-backend", backend]);
+        check(&o, 1, &format!("--io-threads {lanes}: "), &m, h);
+        let e = err(&o);
+        assert!(!e.contains("panicked") && !e.contains("stack guard") && !e.contains("mode:"), "{e}");
+    }
+    let o = run(&["run", "-m", ms, "-p", "hi", "-n", "2", "-t", "2", "--io-threads", "100"]);
+    check(&o, 0, "warning: --io-threads 100 reads in flight is more than a disk's queue uses", &m, h);
+    let o = run(&["iobench", "--file", ms, "--block", "4K", "--lanes", "100000", "--seconds", "0.1"]);
+    check(&o, 1, "--lanes 100000: more than 1024 reads in flight is refused", &m, h);
+    for q in ["0", "100000000000"] {
+        let o = run(&["serve", "-m", ms, "-t", "2", "--port", "0", "--queue", q]);
+        check(&o, 1, &format!("--queue {q}: 1 to 4096"), &m, h);
+        assert!(!err(&o).contains("mode:"), "refused before the model loads: {}", err(&o));
+    }
+}

@@ -486,6 +486,19 @@ fn check_threads(asked: Option<usize>, warnings: &mut Vec<String>) -> Result<usi
     Ok(t)
 }
 
+/// `--io-threads`: refused at 0 and past [`bmoe_uring_io::MAX_LANES`] (before a thread is
+/// spawned), warned about past what a disk's queue uses.
+fn check_lanes(lanes: usize, warnings: &mut Vec<String>) -> Result<()> {
+    match bmoe_uring_io::check_lanes(lanes) {
+        Err(why) => Err(Error::Invalid(format!("--io-threads {lanes}: {why}"))),
+        Ok(Some(w)) => {
+            warnings.push(format!("warning: --io-threads {w}"));
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+    }
+}
+
 /// Physical cores (distinct (package, core) pairs of /proc/cpuinfo), or the logical count
 /// where that is not readable.
 pub fn physical_cores() -> usize {
@@ -640,6 +653,7 @@ impl EngineBuilder {
         }
         let mut warnings = Vec::new();
         let threads = check_threads(self.threads, &mut warnings)?;
+        check_lanes(self.stream.io.lanes, &mut warnings)?;
         if self.n_ctx == 0 {
             return Err(Error::Invalid("-c 0: the context must hold at least one token".into()));
         }

@@ -76,6 +76,34 @@ impl Default for EngineOptions {
     }
 }
 
+/// The most reads in flight an engine takes (`--io-threads`): the pread backend runs a thread
+/// per lane and io_uring's ring takes at most 32768 entries; far past what a disk's queue uses.
+pub const MAX_LANES: usize = 1024;
+
+/// Above this many lanes a warning: NVMe drives reach their rate by 32-64 reads in flight of the
+/// engine's sizes, virtio disks by 2-8 (fio); more lanes only add threads or ring entries.
+pub const USEFUL_LANES: usize = 64;
+
+/// `lanes` reads in flight: `Err` (why) for 0 or more than [`MAX_LANES`], a warning above
+/// [`USEFUL_LANES`]. Front ends call it before anything is spawned.
+///
+/// # Errors
+/// The reason, for a count that is refused.
+pub fn check_lanes(lanes: usize) -> std::result::Result<Option<String>, String> {
+    match lanes {
+        0 => Err("at least one read must be in flight".into()),
+        n if n > MAX_LANES => Err(format!(
+            "more than {MAX_LANES} reads in flight is refused (the pread backend runs a thread for each, and a \
+             disk's queue is busy long before: NVMe drives by 32-64 reads in flight, virtio disks by 2-8)"
+        )),
+        n if n > USEFUL_LANES => Ok(Some(format!(
+            "{n} reads in flight is more than a disk's queue uses (NVMe drives reach their rate by 32-64, virtio \
+             disks by 2-8; measure with bmoe iobench --lanes): the rest only add threads or ring entries"
+        ))),
+        _ => Ok(None),
+    }
+}
+
 /// What the engine chose, for the `mode:` line and reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineInfo {
@@ -189,8 +217,15 @@ impl ReadEngine {
     ///
     /// # Errors
     /// [`Error::Backend`] if the requested backend cannot be set up (with `Auto`,
-    /// only if neither can).
+    /// only if neither can), or for more than [`MAX_LANES`] lanes.
     pub fn new(pool: Arc<BufferPool>, opts: EngineOptions) -> Result<Self> {
+        if opts.lanes > MAX_LANES {
+            // Before a thread or a ring exists.
+            return Err(Error::Backend {
+                backend: "any",
+                why: format!("{} lanes: {}", opts.lanes, check_lanes(opts.lanes).unwrap_err()),
+            });
+        }
         let lanes = opts.lanes.max(1);
         let mut fallback = None;
         let (backend, why): (Box<dyn Backend>, String) = match opts.backend {

@@ -25,7 +25,10 @@ pub mod mapped;
 mod pool;
 
 pub use backend::{Backend, Completion, FileId, Op};
-pub use engine::{BackendKind, EngineInfo, EngineOptions, Placement, ReadEngine, Request, Ticket};
+pub use engine::{
+    check_lanes, BackendKind, EngineInfo, EngineOptions, Placement, ReadEngine, Request, Ticket, MAX_LANES,
+    USEFUL_LANES,
+};
 pub use error::{Error, OsError, Result};
 pub use file::{OpenFile, OpenOptions};
 pub use pool::{BufferPool, Registration, CHUNK};

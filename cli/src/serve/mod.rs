@@ -80,6 +80,9 @@ struct App {
 
 type AppRef = Arc<App>;
 
+/// The longest `--queue`.
+const MAX_QUEUE: usize = 4096;
+
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let run = &args.run;
     run.check_sampling()?;
@@ -88,6 +91,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     llama::set_verbose(run.verbose);
     let max_body = usize::try_from(bmoe::engine::stream::budget::parse_size("--max-body", &args.max_body)?)
         .context("--max-body")?;
+    if max_body == 0 {
+        anyhow::bail!("--max-body {}: a request needs at least a byte", args.max_body);
+    }
+    if !(1..=MAX_QUEUE).contains(&args.queue) {
+        anyhow::bail!(
+            "--queue {}: 1 to {MAX_QUEUE} requests may wait (the queue is allocated whole, and a request waiting \
+             behind thousands of others has timed out at its client long before)",
+            args.queue
+        );
+    }
     // Ctrl-C and SIGTERM: a graceful shutdown (a second one ends the process at once).
     let signals = Signals::install(CancelToken::default()).context("installing the signal handlers")?;
     let engine = crate::run::open(run, &model_path, &signals)?;
@@ -107,7 +120,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let prometheus = recorder.handle();
     metrics::set_global_recorder(recorder).context("installing the metrics recorder")?;
     let n_ctx = engine.report().n_ctx as usize;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(args.queue.max(1));
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(args.queue);
     let shared = Arc::new(Shared {
         queued: AtomicUsize::new(0),
         closing: AtomicBool::new(false),
