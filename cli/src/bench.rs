@@ -170,7 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             argv.extend([(*flag).to_string(), v.clone()]);
         }
         // Checked once, before anything runs.
-        RowArgs::try_parse_from(&argv).map_err(|e| anyhow::anyhow!("a row's flags ({}): {e}", argv.join(" ")))?;
+        check_row(&argv, combo.iter().map(|(_, f, v)| (*f, v.as_str())), &tests)?;
         for &test in &tests {
             rows.push(Row {
                 knobs: combo.iter().map(|(n, _, v)| (*n, v.clone())).collect(),
@@ -242,6 +242,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     print!("{}", render(&args, &rows)?);
+    Ok(())
+}
+
+/// One row's flags, before anything runs: they parse, the engine's builder takes them (every
+/// knob against the model and the machine), the knob lists mean something in the row's mode
+/// (a list of cache sizes where nothing streams measures one thing many times), and every test
+/// fits the row's context.
+fn check_row<'a>(
+    argv: &[String],
+    knobs: impl Iterator<Item = (&'a str, &'a str)>,
+    tests: &[Test],
+) -> anyhow::Result<()> {
+    let flags = argv.join(" ");
+    let r = RowArgs::try_parse_from(argv).map_err(|e| anyhow::anyhow!("a row's flags ({flags}): {e}"))?.run;
+    let model = r.model.clone().context("-m")?;
+    let checked = r.builder(&model)?.check().with_context(|| format!("a row's flags ({flags})"))?;
+    if !checked.streams {
+        let ignored = r.ignored_stream_flags();
+        if let Some((flag, v)) = knobs.into_iter().find(|(f, _)| ignored.contains(f)) {
+            bail!(
+                "{flag} {v} in a row where nothing streams ({flags}): the rows would differ in a knob that is \
+                 ignored; drop the list, or the flag that stops streaming"
+            );
+        }
+    }
+    for t in tests {
+        let need = match *t {
+            Test::Pp(n) => n,
+            Test::Tg(n) => n + 1,
+        };
+        if need > r.ctx as usize {
+            bail!(
+                "{} needs a context of {need} tokens, but the row gives -c {} ({flags}): raise -c in --run-args, or \
+                 leave it out (bench then sizes the context to the longest test)",
+                t.name(),
+                r.ctx
+            );
+        }
+    }
     Ok(())
 }
 

@@ -72,8 +72,25 @@ pub struct Args {
     cold: bool,
 }
 
+/// More hosts than this is refused before the trace is read: the sweep replays every host's
+/// cache, and a cluster past it is no plan docs/scale-out.md makes.
+const MAX_HOSTS: u32 = 256;
+
 pub fn run(args: Args) -> anyhow::Result<()> {
+    // The flags first: nothing is read for a sweep that cannot run.
+    if let Some(&h) = args.hosts.iter().find(|&&h| !(1..=MAX_HOSTS).contains(&h)) {
+        bail!("--hosts {h}: a cluster has 1 to {MAX_HOSTS} hosts (the coordinator is host 0)");
+    }
     let trace = RouteTrace::read(&args.trace)?;
+    if let Some(&h) = args.hosts.iter().find(|&&h| h > trace.header.n_expert) {
+        bail!(
+            "--hosts {h}: the trace's model has {} experts per layer: placing whole experts would leave {} of the \
+             {h} hosts with none of a layer (at most --hosts {})",
+            trace.header.n_expert,
+            h - trace.header.n_expert,
+            trace.header.n_expert
+        );
+    }
     let stream = AccessStream::from_trace(&trace, args.k).context("building the access stream")?;
     if args.budget_mb.is_empty() {
         bail!("--budget-mb: no budgets");
@@ -162,9 +179,6 @@ fn run_hosts(args: &Args, trace: &RouteTrace, stream: &AccessStream) -> anyhow::
     }
     let mut clusters = Vec::new();
     for &hosts in &args.hosts {
-        if !(1..=1024).contains(&hosts) {
-            bail!("--hosts {hosts}: must be 1 to 1024");
-        }
         for &link_gbps in &args.link_gbps {
             if !(link_gbps.is_finite() && link_gbps > 0.0) {
                 bail!("--link-gbps {link_gbps}: must be a positive number");

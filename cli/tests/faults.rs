@@ -651,3 +651,67 @@ fn io_lanes_and_queues_are_capped_before_anything_is_spawned() {
         assert!(!err(&o).contains("mode:"), "refused before the model loads: {}", err(&o));
     }
 }
+
+/// `bmoe bench` checks every row before the first runs: `-r 0`, a knob list where nothing
+/// streams, flags that contradict, a thread count refused, a test beyond the row's context.
+#[test]
+fn bench_refuses_bad_rows_before_any_measurement() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "t.gguf", &[]);
+    let (ms, h) = (m.to_str().unwrap(), hash(&m));
+    let cases: &[(&[&str], &str)] = &[
+        (&["-r", "0"], "-r 0: at least one repetition"),
+        (&["--cache-mb", "0,1", "--run-args", "--moe-stream off"], "--cache-mb 0 in a row where nothing streams"),
+        (&["--overlap", "off,full", "--run-args", "--engine llama"], "--overlap off in a row where nothing streams"),
+        (&["--run-args", "--moe-stream on --engine llama"], "--moe-stream on streams with bmoe's decoder"),
+        (&["-t", "2,1000"], "-t 1000: this process may use"),
+        (&["--io-threads", "4,0"], "--io-threads 0: at least one read"),
+        (&["-p", "512", "--run-args", "-c 256"], "pp512 needs a context of 512 tokens, but the row gives -c 256"),
+        (&["-p", "0", "-n", "300", "--run-args", "-c 300"], "tg300 needs a context of 301 tokens"),
+        (&["-p", "100000000"], "-c 100000000 needs"),
+    ];
+    for (extra, needle) in cases {
+        let mut a = vec!["bench", "-m", ms];
+        for (flag, v) in [("-p", "8"), ("-n", "4"), ("-r", "1")] {
+            if !extra.contains(&flag) {
+                a.extend([flag, v]);
+            }
+        }
+        a.extend_from_slice(extra);
+        let t = Instant::now();
+        let o = run(&a);
+        check(&o, 1, needle, &m, h);
+        assert!(!err(&o).contains("bench: ["), "{extra:?}: a row ran before the refusal: {}", err(&o));
+        assert!(o.stdout.is_empty(), "{extra:?}");
+        assert!(t.elapsed() < Duration::from_secs(30), "{extra:?} took {:?}", t.elapsed());
+    }
+}
+
+/// `bmoe replay --hosts`: 0 and 1000 refused before the trace is even read; more hosts than a
+/// layer's experts refused once the trace says how many.
+#[test]
+fn replay_refuses_host_counts_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-trace.csv");
+    for hosts in ["0", "1000", "2,0"] {
+        let o = run(&["replay", missing.to_str().unwrap(), "--hosts", hosts, "--n-embd", "64"]);
+        let e = err(&o);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(e.contains("a cluster has 1 to 256 hosts") && !e.contains("no-such-trace"), "{hosts}: {e}");
+    }
+    let p = dir.path().join("t.csv");
+    let trace = "# route_trace v1\n# model=t arch=test n_layer=1 n_expert=4 n_expert_used=2\n\
+                 # layer=0 expert_bytes=100 dense_bytes=0\n\
+                 turn,phase,step,layer,slot,expert,weight,residency,expert_bytes\n0,1,0,0,0,1,0.5,0,0\n";
+    std::fs::write(&p, trace).unwrap();
+    let base = ["replay", p.to_str().unwrap(), "--n-embd", "64", "--disk-mibps", "1000", "--expert-ms-per-mib", "1"];
+    let mut a = base.to_vec();
+    a.extend(["--hosts", "5"]);
+    let o = run(&a);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(err(&o).contains("--hosts 5: the trace's model has 4 experts per layer"), "{}", err(&o));
+    let mut a = base.to_vec();
+    a.extend(["--hosts", "4", "--budget-mb", "1"]);
+    let o = run(&a);
+    assert!(o.status.success(), "{}", err(&o));
+}

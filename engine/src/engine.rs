@@ -139,6 +139,15 @@ impl Default for StreamOptions {
     }
 }
 
+/// What [`EngineBuilder::check`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// The warnings [`EngineBuilder::open`] would give at once (threads, lanes).
+    pub warnings: Vec<String>,
+    /// Whether the experts would stream (our decoder on an architecture it streams).
+    pub streams: bool,
+}
+
 /// Opens an [`Engine`]. See the module docs.
 #[derive(Clone, Debug)]
 pub struct EngineBuilder {
@@ -635,6 +644,59 @@ impl EngineBuilder {
         self
     }
 
+    /// The knobs that contradict each other or mean nothing, whatever the model.
+    fn check_knobs(&self) -> Result<()> {
+        if self.n_ctx == 0 {
+            return Err(Error::Invalid("-c 0: the context must hold at least one token".into()));
+        }
+        if self.n_ubatch == 0 {
+            return Err(Error::Invalid("--ubatch 0: a micro-batch holds at least one token".into()));
+        }
+        if self.moe_stream == MoeStream::On && self.kind != EngineKind::Bmoe {
+            return Err(Error::Invalid(format!(
+                "--moe-stream on streams with bmoe's decoder, not with --engine {}",
+                self.kind.name()
+            )));
+        }
+        Ok(())
+    }
+
+    /// What [`Self::open`] checks before it allocates anything (the file, every knob, the
+    /// model's index against `-c`, `--ubatch` and `--n-expert-used`, the memory they need),
+    /// without opening: a front end that opens many engines (`bmoe bench`'s rows) checks them
+    /// all before the first runs. The warnings `open` would give, and whether it would stream.
+    ///
+    /// # Errors
+    /// As [`Self::open`]'s validation.
+    pub fn check(&self) -> Result<Checked> {
+        let meta = std::fs::metadata(&self.path).map_err(|err| Error::File { path: self.path.clone(), err })?;
+        if !meta.is_file() {
+            let kind = crate::gguf::file_kind(&meta);
+            return Err(Error::Invalid(format!("{}: {kind}, not a model file", self.path.display())));
+        }
+        let mut warnings = Vec::new();
+        check_threads(self.threads, &mut warnings)?;
+        check_lanes(self.stream.io.lanes, &mut warnings)?;
+        self.check_knobs()?;
+        let index = match ModelIndex::open(&self.path) {
+            Ok(i) => Some(i),
+            Err(e) if self.kind != EngineKind::Bmoe || (e.not_streamable() && self.moe_stream == MoeStream::Auto) => {
+                None
+            }
+            Err(e) => {
+                return Err(Error::Opening { step: "indexing", path: self.path.clone(), err: Box::new(e.into()) })
+            }
+        };
+        let streams = self.kind == EngineKind::Bmoe && index.is_some() && self.moe_stream != MoeStream::Off;
+        if let Some(i) = &index {
+            check_k(i, self.n_expert_used)?;
+            let dense = if self.kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
+            let mem_available = self.mem_available.unwrap_or_else(budget::mem_available);
+            check_memory(i, self.n_ctx, self.n_ubatch.min(self.n_ctx), dense, mem_available)?;
+        }
+        Ok(Checked { warnings, streams })
+    }
+
     /// Validate, size and open.
     ///
     /// # Errors
@@ -654,20 +716,9 @@ impl EngineBuilder {
         let mut warnings = Vec::new();
         let threads = check_threads(self.threads, &mut warnings)?;
         check_lanes(self.stream.io.lanes, &mut warnings)?;
-        if self.n_ctx == 0 {
-            return Err(Error::Invalid("-c 0: the context must hold at least one token".into()));
-        }
-        if self.n_ubatch == 0 {
-            return Err(Error::Invalid("--ubatch 0: a micro-batch holds at least one token".into()));
-        }
+        self.check_knobs()?;
         // A micro-batch wider than the context holds nothing more (no prompt is longer).
         let n_ubatch = self.n_ubatch.min(self.n_ctx);
-        if self.moe_stream == MoeStream::On && self.kind != EngineKind::Bmoe {
-            return Err(Error::Invalid(format!(
-                "--moe-stream on streams with bmoe's decoder, not with --engine {}",
-                self.kind.name()
-            )));
-        }
         let mem_available = self.mem_available.unwrap_or_else(budget::mem_available);
         // Our decoder needs an index of the model; an architecture it does not know runs on
         // llama.cpp when streaming is `auto`. (llama.cpp's own engine is indexed too, when it
