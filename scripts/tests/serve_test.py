@@ -14,6 +14,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -227,6 +228,222 @@ def check_bad_input(srv):
     log(f"bad input: {len(cases)} cases answered with their 4xx and an error object, each followed by a good request")
 
 
+def good(srv, after):
+    """The request that must still be answered after a bad one."""
+    s, j, _ = srv.request("POST", "/v1/completions", {"prompt": "Hi", "max_tokens": 4, "seed": 1})
+    assert s == 200 and j["choices"][0]["text"] is not None, (after, "then", s, j)
+
+
+CASES = {}
+
+
+def refused(srv, name, path, body=None, raw=None, status=400, param=None, needle=None, code=None, headers=None):
+    """One bad request: its status, an OpenAI error object (naming the field when `param`), then a
+    good request answered."""
+    s, j, _ = srv.request("POST", path, body, raw=raw, headers=headers)
+    assert s == status, (name, s, j)
+    assert isinstance(j, dict) and j["error"]["message"] and j["error"]["type"], (name, j)
+    if param is not None:
+        assert j["error"]["param"] == param, (name, param, j)
+    if needle is not None:
+        assert needle in j["error"]["message"], (name, needle, j)
+    if code is not None:
+        assert j["error"]["code"] == code, (name, code, j)
+    good(srv, name)
+    group = name.split(":")[0]
+    CASES[group] = CASES.get(group, 0) + 1
+
+
+def accepted(srv, name, path, body):
+    s, j, _ = srv.request("POST", path, body)
+    assert s == 200, (name, s, j)
+    good(srv, name)
+    group = name.split(":")[0]
+    CASES[group] = CASES.get(group, 0) + 1
+    return j
+
+
+NUMERIC = ["max_tokens", "max_completion_tokens", "n_predict", "temperature", "top_p", "top_k", "min_p",
+           "typical_p", "seed", "presence_penalty", "frequency_penalty", "repeat_penalty", "repeat_last_n", "n"]
+# Negative values that mean something: a random seed, penalties that favour, the whole context.
+NEGATIVE_OK = {"seed", "presence_penalty", "frequency_penalty", "repeat_last_n", "n_predict"}
+
+
+def check_edges(srv):
+    """The server's edges: each refused with its status and an error object naming the field (or
+    answered correctly), each followed by a good request that is answered."""
+    cmpl, chat = "/v1/completions", "/v1/chat/completions"
+    base = {"prompt": "Hi", "max_tokens": 4, "seed": 1}
+    # Bodies that are not UTF-8: inside a string, and bare bytes.
+    refused(srv, "utf8:string", cmpl, raw=b'{"prompt": "\xff\xfe"}', needle="not UTF-8")
+    refused(srv, "utf8:bare", cmpl, raw=b"\xff\xfe\x00\x81garbage", needle="not UTF-8")
+    refused(srv, "utf8:chat", chat, raw=b'{"messages": [{"role": "user", "content": "\xc3"}]}', needle="not UTF-8")
+    refused(srv, "json:not an object", cmpl, [1, 2, 3])
+    # Every numeric field as a string, a negative, NaN and 1e308.
+    for f in NUMERIC:
+        refused(srv, f"numeric:{f}=string", cmpl, {**base, f: "12"}, param=f)
+        raw = json.dumps({**base, f: 1}).replace(f'"{f}": 1', f'"{f}": NaN').encode()
+        refused(srv, f"numeric:{f}=NaN", cmpl, raw=raw, needle="NaN and Infinity are not JSON numbers")
+        huge = json.dumps({**base, f: 1}).replace(f'"{f}": 1', f'"{f}": 1e308').encode()
+        refused(srv, f"numeric:{f}=1e308", cmpl, raw=huge, param=f)
+        body = {**base, f: -1}
+        if f == "n_predict":
+            body.pop("max_tokens")
+            body["n_predict"] = -2
+        if f in NEGATIVE_OK and f != "n_predict":
+            accepted(srv, f"numeric:{f}=-1", cmpl, body)
+        else:
+            # The sampler's ranges name the field in the message; the types in `param` too.
+            sampler = f in ("temperature", "top_p", "top_k", "min_p", "typical_p", "repeat_penalty")
+            refused(srv, f"numeric:{f}=-1", cmpl, body, param=None if sampler else f, needle=f)
+    # max_tokens 0, -1, 1e9: refused (the last naming the context).
+    refused(srv, "max_tokens:0", cmpl, {**base, "max_tokens": 0}, param="max_tokens", needle="at least 1")
+    refused(srv, "max_tokens:-1", cmpl, {**base, "max_tokens": -1}, param="max_tokens")
+    refused(srv, "max_tokens:1e9", cmpl, {**base, "max_tokens": 10**9}, param="max_tokens",
+            code="context_length_exceeded")
+    refused(srv, "max_tokens:chat 1e9", chat, {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 10**9},
+            code="context_length_exceeded")
+    # What bmoe does not do, named; what asks for nothing, answered.
+    for name, extra in [("n", {"n": 2}), ("best_of", {"best_of": 3}), ("logprobs", {"logprobs": True}),
+                        ("logprobs", {"logprobs": 5}), ("top_logprobs", {"top_logprobs": 3}), ("echo", {"echo": True}),
+                        ("suffix", {"suffix": "end"}),
+                        ("tools", {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}),
+                        ("tool_choice", {"tool_choice": "required"}), ("functions", {"functions": [{"name": "f"}]}),
+                        ("function_call", {"function_call": {"name": "f"}}),
+                        ("response_format", {"response_format": {"type": "json_object"}}),
+                        ("logit_bias", {"logit_bias": {"5": 100}})]:
+        refused(srv, f"unsupported:{name}", cmpl, {**base, **extra}, param=name)
+        refused(srv, f"unsupported:chat {name}", chat,
+                {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 4, **extra}, param=name)
+    accepted(srv, "unsupported:asks nothing", chat, {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 4,
+             "n": 1, "best_of": 1, "logprobs": False, "tools": [], "tool_choice": "none",
+             "response_format": {"type": "text"}, "logit_bias": {}, "echo": False})
+    # Messages: empty, unknown roles, a content of the wrong shape; the developer role is the system's.
+    refused(srv, "messages:empty", chat, {"messages": []}, param="messages")
+    refused(srv, "messages:unknown role", chat, {"messages": [{"role": "wizard", "content": "Hi"}]},
+            param="messages[0].role", needle='"wizard"')
+    refused(srv, "messages:tool role", chat, {"messages": [{"role": "user", "content": "Hi"},
+                                                           {"role": "tool", "content": "42"}]},
+            param="messages[1].role")
+    refused(srv, "messages:role not a string", chat, {"messages": [{"role": 3}]}, param="messages[0].role")
+    refused(srv, "messages:not a list", chat, {"messages": "Hi"}, param="messages")
+    j = accepted(srv, "messages:developer", chat, {"messages": [{"role": "developer", "content": "Be brief."},
+                                                                {"role": "user", "content": "Hi"}],
+                                                   "max_tokens": 12, "seed": 2, "temperature": 0})
+    want = run_text("Hi", 12, 2, 0.0, chat=True, system="Be brief.")
+    assert j["choices"][0]["message"]["content"] == want, (j, want)
+    # Stop strings: more than 4, 10 KB long; 4 of 1 KiB are taken.
+    refused(srv, "stop:5 entries", cmpl, {**base, "stop": ["a", "b", "c", "d", "e"]}, param="stop")
+    refused(srv, "stop:10 KB", cmpl, {**base, "stop": ["x" * 10240]}, param="stop[0]", needle="10240 bytes")
+    refused(srv, "stop:10 KB in a list", chat, {"messages": [{"role": "user", "content": "Hi"}],
+                                                 "stop": ["a", "y" * 10240]}, param="stop[1]")
+    accepted(srv, "stop:4 of 1 KiB", cmpl, {**base, "stop": ["z" * 1024] * 4})
+    # Prompts longer than the context: tokens, text, a chat message.
+    refused(srv, "context:tokens", cmpl, {"prompt": [5] * (CTX + 10), "max_tokens": 1}, code="context_length_exceeded")
+    refused(srv, "context:text", cmpl, {"prompt": "ab" * CTX}, code="context_length_exceeded")
+    refused(srv, "context:chat", chat, {"messages": [{"role": "user", "content": "ab" * CTX}]},
+            code="context_length_exceeded")
+    total = sum(CASES.values())
+    log("edges: " + ", ".join(f"{k} {v}" for k, v in CASES.items()) +
+        f": {total} cases, each followed by a good request that was answered")
+    return total
+
+
+def send_big(srv, chunked, declared=None, total=64 << 20):
+    """A body of `total` bytes (or `declared` in Content-Length) sent while a reader waits for the
+    answer; the status and how many bytes went out before the server answered or stopped reading."""
+    sock = socket.create_connection((srv.host, srv.port), timeout=60)
+    head = "POST /v1/completions HTTP/1.1\r\nHost: bmoe\r\nContent-Type: application/json\r\n"
+    head += "Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {declared or total}\r\n"
+    sock.sendall((head + "\r\n").encode())
+    got, done = bytearray(), threading.Event()
+
+    def reader():
+        try:
+            while b"\r\n\r\n" not in got:
+                b = sock.recv(65536)
+                if not b:
+                    break
+                got.extend(b)
+        except OSError:
+            pass
+        done.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    piece = b'{"prompt": "' + b"a" * ((1 << 20) - 12)
+    sent = 0
+    while sent < total and not done.is_set():
+        data = b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece
+        try:
+            sock.sendall(data)
+        except OSError:
+            break
+        sent += len(piece)
+    assert done.wait(60), "no answer to an oversized body"
+    sock.close()
+    status = int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else None
+    return status, sent
+
+
+def check_body_limit(srv):
+    """Bodies past --max-body (4 MiB): a Content-Length far over it is answered 413 at once (the
+    client is still sending); a chunked body is kept to the limit and the rest read and dropped
+    (64 MiB at most); neither is buffered past the limit (the RSS stays)."""
+    rss0 = srv.metric("bmoe_rss_bytes")
+    status, sent = send_big(srv, chunked=False, declared=2 << 30, total=64 << 20)
+    assert status == 413 and sent < 64 << 20, (status, sent)
+    good(srv, "declared 2 GiB")
+    status, sent_chunked = send_big(srv, chunked=True)
+    assert status == 413, status
+    good(srv, "chunked 64 MiB")
+    rss1 = srv.metric("bmoe_rss_bytes")
+    assert rss1 < rss0 + (24 << 20), (rss0, rss1)
+    assert sent_chunked < 64 << 20 or rss1 < rss0 + (24 << 20), "the whole chunked body was read and kept"
+    log(f"body limit: 2 GiB declared answered 413 after {sent >> 20} MiB sent; a chunked body answered 413 after "
+        f"{sent_chunked >> 20} MiB sent; RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MiB; each followed by a good request")
+    return 2
+
+
+def check_disconnect_queued(srv):
+    """Two streams: the first client goes away mid-stream while the second waits behind it; the
+    second gets its own whole answer."""
+    want = run_text("The river", 24, 7, 0.8)
+    cancelled = srv.metric("bmoe_generations_cancelled_total")
+    a = http.client.HTTPConnection(srv.host, srv.port, timeout=60)
+    body = {"prompt": "Once", "max_tokens": CTX - 100, "ignore_eos": True, "stream": True, "seed": 1}
+    a.request("POST", "/v1/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
+    ra = a.getresponse()
+    assert ra.status == 200
+    got = 0
+    while got < 5:
+        got += ra.fp.readline().startswith(b"data: ")
+    result = {}
+
+    def second():
+        c = srv.client(timeout=120)
+        chunks = list(c.completions.create(model="x", prompt="The river", max_tokens=24, seed=7, temperature=0.8,
+                                           stream=True))
+        result["text"] = "".join(ch.choices[0].text for ch in chunks)
+        result["finish"] = chunks[-1].choices[0].finish_reason
+
+    t = threading.Thread(target=second)
+    t.start()
+    deadline = time.time() + 30
+    while srv.metric("bmoe_queue_depth") < 1:
+        assert time.time() < deadline, "the second request was not queued"
+        time.sleep(0.02)
+    for _ in range(5):
+        ra.fp.readline()
+    a.sock.shutdown(socket.SHUT_RDWR)
+    a.close()
+    t.join(120)
+    assert not t.is_alive(), "the second stream did not finish"
+    assert result.get("text") == want and result["finish"] == "length", (result, want)
+    assert srv.metric("bmoe_generations_cancelled_total") == cancelled + 1
+    log("two streams, the first client gone mid-stream: the second got its whole answer (equal to bmoe run's)")
+    return 1
+
+
 def check_disconnect(srv):
     """A client that goes away mid-stream cancels its generation at the next step."""
     cancelled = srv.metric("bmoe_generations_cancelled_total")
@@ -294,12 +511,36 @@ def check_load(srv):
 
 def check_api_key():
     srv = Server("--api-key", "sekret")
+    cases = 0
     try:
         s, _, _ = srv.request("GET", "/health")
         assert s == 200
-        for h in [{}, {"Authorization": "Bearer wrong"}, {"Authorization": "sekret"}]:
+
+        def answered(h):
+            s, j, _ = srv.request("POST", "/v1/completions", {"prompt": "Hi", "max_tokens": 3}, headers=h)
+            assert s == 200, (h, s, j)
+
+        key = {"Authorization": "Bearer sekret"}
+        for h in [{}, {"Authorization": "Bearer wrong"}, {"Authorization": "sekret"}, {"Authorization": "Bearer"},
+                  {"Authorization": "Basic sekret"}, {"Authorization": "Bearer sekreT"},
+                  {"Authorization": "Bearer sekret2"}]:
             s, j, _ = srv.request("GET", "/v1/models", headers=h)
             assert s == 401 and j["error"]["type"] == "authentication_error", (h, s, j)
+            answered(key)
+            cases += 1
+        # A key in the query string is refused, even the right one, even beside the header.
+        for q, h in [("?api_key=sekret", {}), ("?key=sekret", {}), ("?api_key=sekret", key)]:
+            s, j, _ = srv.request("GET", "/v1/models" + q, headers=h)
+            assert s == 401 and "in the URL" in j["error"]["message"], (q, h, s, j)
+            answered(key)
+            cases += 1
+        s, _, _ = srv.request("GET", "/health?api_key=x")
+        assert s == 200
+        # The header's name and the scheme in any case, spaces around the key.
+        for h in [{"authorization": "Bearer sekret"}, {"AUTHORIZATION": "bearer sekret"},
+                  {"Authorization": "BEARER   sekret "}]:
+            answered(h)
+            cases += 1
         s, j, _ = srv.request("GET", "/metrics", headers={})
         assert s == 401, s
         r = srv.client(api_key="sekret").completions.create(model="x", prompt="Hi", max_tokens=3)
@@ -312,7 +553,9 @@ def check_api_key():
     finally:
         code, err = srv.stop()
     assert code == 0, err
-    log("api key: 401 without it or with a wrong one (openai.AuthenticationError), /health open")
+    log(f"api key: {cases} cases: 401 without it, with a wrong one (openai.AuthenticationError) or in the URL; "
+        "the header's name and scheme in any case; /health open; each followed by a good request")
+    return cases
 
 
 def check_shutdown(srv):
@@ -351,14 +594,18 @@ def main():
         check_texts(srv)
         check_reuse(srv)
         check_bad_input(srv)
+        edges = check_edges(srv)
+        edges += check_body_limit(srv)
         check_disconnect(srv)
+        edges += check_disconnect_queued(srv)
         check_load(srv)
         check_shutdown(srv)
     except BaseException:
         srv.p.kill()
         print("".join(srv.err)[-4000:], file=sys.stderr)
         raise
-    check_api_key()
+    edges += check_api_key()
+    log(f"edges: {edges} cases in all")
     log("all passed")
 
 

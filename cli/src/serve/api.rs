@@ -1,7 +1,9 @@
 //! The requests as the OpenAI API and llama-server define them, and the errors as the OpenAI
 //! API returns them: `{"error": {"message", "type", "param", "code"}}` with a 4xx or 5xx.
-//! Fields a request carries that bmoe does not use are ignored; a field of the wrong type is a
-//! 400 naming it.
+//! Fields a request carries that bmoe does not use and that do not change the answer are
+//! ignored; a field that would change it and that bmoe does not do (`n` > 1, `logprobs`,
+//! `tools`, `response_format` JSON, `logit_bias`, …) is a 400 naming it, as is a field of the
+//! wrong type or out of range.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -16,7 +18,7 @@ pub struct ApiError {
     status: u16,
     kind: &'static str,
     message: String,
-    param: Option<&'static str>,
+    param: Option<String>,
     code: Option<&'static str>,
     retry_after: Option<u32>,
 }
@@ -31,9 +33,14 @@ impl ApiError {
         Self::new(400, "invalid_request_error", &format!("{e:#}"))
     }
 
-    pub fn param(mut self, p: &'static str) -> Self {
-        self.param = Some(p);
+    pub fn param(mut self, p: impl Into<String>) -> Self {
+        self.param = Some(p.into());
         self
+    }
+
+    /// A 400 about `field`, naming it.
+    pub fn field(field: &str, why: &str) -> Self {
+        Self::new(400, "invalid_request_error", &format!("{field}: {why}")).param(field)
     }
 
     pub fn code(mut self, c: &'static str) -> Self {
@@ -86,6 +93,10 @@ pub struct StreamOptions {
     pub include_usage: Option<bool>,
 }
 
+/// The longest stop string: the text is searched for each after every token, and a stop string
+/// longer than this is no sentence a model ends on.
+pub const MAX_STOP_BYTES: usize = 1024;
+
 /// The fields both completion endpoints take.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct Common {
@@ -108,24 +119,102 @@ pub struct Common {
     pub stream: Option<bool>,
     pub stream_options: Option<StreamOptions>,
     pub n: Option<u32>,
+    pub best_of: Option<Value>,
     pub logprobs: Option<Value>,
+    pub top_logprobs: Option<Value>,
+    pub echo: Option<Value>,
+    pub suffix: Option<Value>,
+    pub tools: Option<Value>,
+    pub tool_choice: Option<Value>,
+    pub functions: Option<Value>,
+    pub function_call: Option<Value>,
+    pub response_format: Option<Value>,
+    pub logit_bias: Option<Value>,
+}
+
+/// A value that asks for nothing: null, false, 0, "", [], {}, "none" or "auto".
+fn asks_nothing(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(false) => true,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty() || s == "none" || s == "auto",
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(true) => false,
+    }
 }
 
 impl Common {
-    /// Refuse what bmoe does not do, and fold the token limits into `max_tokens`.
+    /// Refuse what bmoe does not do and values out of range, naming the field.
     ///
     /// # Errors
     /// A 400 naming the field.
     pub fn check(&self) -> Result<(), ApiError> {
         if self.n.is_some_and(|n| n != 1) {
-            return Err(ApiError::new(400, "invalid_request_error", "n must be 1 (one choice per request)").param("n"));
+            return Err(ApiError::field("n", "must be 1 (one choice per request)"));
         }
-        if matches!(&self.logprobs, Some(v) if !v.is_null() && *v != json!(false)) {
-            return Err(ApiError::new(400, "invalid_request_error", "logprobs are not supported").param("logprobs"));
+        // Fields that would change the answer, which bmoe does not do: refused, not ignored.
+        let unsupported: [(&str, &Option<Value>, &str); 10] = [
+            ("best_of", &self.best_of, "must be 1 (one candidate per request)"),
+            ("logprobs", &self.logprobs, "log probabilities are not supported"),
+            ("top_logprobs", &self.top_logprobs, "log probabilities are not supported"),
+            ("echo", &self.echo, "echoing the prompt is not supported"),
+            ("suffix", &self.suffix, "insertion (a suffix) is not supported"),
+            ("tools", &self.tools, "tool calls are not supported (no function calling)"),
+            ("tool_choice", &self.tool_choice, "tool calls are not supported (no function calling)"),
+            ("functions", &self.functions, "function calls are not supported"),
+            ("function_call", &self.function_call, "function calls are not supported"),
+            ("logit_bias", &self.logit_bias, "logit biases are not supported"),
+        ];
+        for (name, v, why) in unsupported {
+            let one = name == "best_of" && v.as_ref().and_then(Value::as_f64) == Some(1.0);
+            if !one && v.as_ref().is_some_and(|v| !asks_nothing(v)) {
+                return Err(ApiError::field(name, why));
+            }
         }
-        if let Some(Stop::Many(v)) = &self.stop {
+        if let Some(f) = &self.response_format {
+            if !(f.is_null() || f["type"] == "text") {
+                return Err(ApiError::field(
+                    "response_format",
+                    "only {\"type\": \"text\"}: structured output is not supported",
+                ));
+            }
+        }
+        for (name, v) in [("max_tokens", self.max_tokens), ("max_completion_tokens", self.max_completion_tokens)] {
+            if v == Some(0) {
+                return Err(ApiError::field(name, "must be at least 1"));
+            }
+        }
+        if let Some(n) = self.n_predict.filter(|&n| n == 0 || n < -1) {
+            return Err(ApiError::field("n_predict", &format!("{n}: at least 1, or -1 for no limit")));
+        }
+        let floats = [
+            ("temperature", self.temperature),
+            ("top_p", self.top_p),
+            ("min_p", self.min_p),
+            ("typical_p", self.typical_p),
+            ("presence_penalty", self.presence_penalty),
+            ("frequency_penalty", self.frequency_penalty),
+            ("repeat_penalty", self.repeat_penalty),
+        ];
+        for (name, v) in floats {
+            if let Some(x) = v.filter(|x| !x.is_finite()) {
+                return Err(ApiError::field(name, &format!("{x} is not a finite number (as a 32-bit float)")));
+            }
+        }
+        if let Some(stop) = &self.stop {
+            let v = match stop {
+                Stop::One(s) => std::slice::from_ref(s),
+                Stop::Many(v) => v.as_slice(),
+            };
             if v.len() > 4 {
-                return Err(ApiError::new(400, "invalid_request_error", "stop takes at most 4 strings").param("stop"));
+                return Err(ApiError::field("stop", &format!("{} strings: at most 4", v.len())));
+            }
+            if let Some((i, s)) = v.iter().enumerate().find(|(_, s)| s.len() > MAX_STOP_BYTES) {
+                return Err(ApiError::field(
+                    &format!("stop[{i}]"),
+                    &format!("{} bytes: a stop string is at most {MAX_STOP_BYTES}", s.len()),
+                ));
             }
         }
         Ok(())
@@ -140,7 +229,8 @@ impl Common {
         })
     }
 
-    /// The sampler: the command line's, with this request's fields.
+    /// The sampler: the command line's, with this request's fields (`repeat_last_n` -1, or
+    /// beyond the context, is the context).
     ///
     /// # Errors
     /// A 400 for a value out of range.
@@ -158,9 +248,10 @@ impl Common {
         s.presence_penalty = self.presence_penalty.unwrap_or(s.presence_penalty);
         s.frequency_penalty = self.frequency_penalty.unwrap_or(s.frequency_penalty);
         s.repeat_penalty = self.repeat_penalty.unwrap_or(s.repeat_penalty);
+        let ctx = i32::try_from(app.n_ctx).unwrap_or(i32::MAX);
         s.repeat_last_n = match self.repeat_last_n {
-            Some(-1) => app.n_ctx as i32,
-            Some(n) => n,
+            Some(-1) => ctx,
+            Some(n) => n.min(ctx),
             None => s.repeat_last_n,
         };
         s.check().map_err(|e| ApiError::new(400, "invalid_request_error", &e))?;
@@ -177,11 +268,10 @@ pub enum Prompt {
     Tokens(Vec<i32>),
 }
 
+/// `/v1/completions`' own field (the rest is [`Common`], read from the same object).
 #[derive(Clone, Debug, Deserialize)]
 pub struct CompletionRequest {
     pub prompt: Prompt,
-    #[serde(flatten)]
-    pub common: Common,
 }
 
 /// A message's `content`: a string, or a list of parts of which the text ones are used.
@@ -232,11 +322,10 @@ fn no_content() -> Content {
     Content::None(())
 }
 
+/// `/v1/chat/completions`' own field (the rest is [`Common`], read from the same object).
 #[derive(Clone, Debug, Deserialize)]
 pub struct ChatRequest {
     pub messages: Vec<Message>,
-    #[serde(flatten)]
-    pub common: Common,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -249,14 +249,35 @@ async fn guard(State(app): State<AppRef>, req: Request, next: Next) -> Response 
         "/v1/chat/completions" | "/chat/completions" => "/v1/chat/completions".into(),
         _ => "other".into(),
     };
-    let resp = match &app.api_key {
-        Some(key) if !path.ends_with("/health") && !authorized(req.headers(), key) => ApiError::new(
-            401,
-            "authentication_error",
-            "a valid API key is required: Authorization: Bearer KEY (see --api-key)",
-        )
-        .into_response(),
-        _ => next.run(req).await,
+    // A declared body over the limit is refused before the handler runs, and never kept.
+    let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    let key_in_url = req.uri().query().is_some_and(|q| {
+        q.split('&').any(|kv| matches!(kv.split('=').next(), Some("api_key" | "api-key" | "key" | "access_token")))
+    });
+    let resp = if declared.is_some_and(|n| n > app.max_body as u64) {
+        // Most clients send the whole body before they read the answer: what is declared is
+        // read and dropped (up to DRAIN bytes), so that they read the 413 rather than a reset.
+        if declared.is_some_and(|n| n <= DRAIN) {
+            drain(req.into_body(), DRAIN).await;
+        }
+        too_large(app.max_body).into_response()
+    } else {
+        match &app.api_key {
+            Some(_) if key_in_url && !path.ends_with("/health") => ApiError::new(
+                401,
+                "authentication_error",
+                "an API key in the URL is refused (URLs end up in logs and histories): send it as Authorization: \
+             Bearer KEY",
+            )
+            .into_response(),
+            Some(key) if !path.ends_with("/health") && !authorized(req.headers(), key) => ApiError::new(
+                401,
+                "authentication_error",
+                "a valid API key is required: Authorization: Bearer KEY (see --api-key)",
+            )
+            .into_response(),
+            _ => next.run(req).await,
+        }
     };
     let status = resp.status().as_u16().to_string();
     metrics::counter!("bmoe_requests_total", "endpoint" => endpoint.clone(), "status" => status).increment(1);
@@ -264,9 +285,15 @@ async fn guard(State(app): State<AppRef>, req: Request, next: Next) -> Response 
     resp
 }
 
+/// `Authorization: Bearer KEY`: the header's name and the scheme in any case (RFC 9110 makes
+/// both case-insensitive), spaces around the key ignored.
 fn authorized(h: &HeaderMap, key: &str) -> bool {
     let Some(v) = h.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) else { return false };
-    let Some(given) = v.strip_prefix("Bearer ") else { return false };
+    let Some((scheme, given)) = v.trim().split_once(' ') else { return false };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return false;
+    }
+    let given = given.trim();
     // Compared in constant time.
     given.len() == key.len() && given.bytes().zip(key.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }
@@ -286,17 +313,83 @@ async fn models(State(app): State<AppRef>) -> Json<Value> {
     }))
 }
 
-/// The body, as JSON of type `T`: 413 beyond --max-body, 400 for what is not JSON or not `T`.
-async fn body<T: serde::de::DeserializeOwned>(app: &App, body: Body) -> Result<T, ApiError> {
-    let bytes = axum::body::to_bytes(body, app.max_body).await.map_err(|_| {
-        ApiError::new(
-            413,
+/// The body as JSON: 413 beyond --max-body (nothing is kept past it: a larger Content-Length is
+/// refused by the guard before the handler runs), 400 for bytes that are not UTF-8 or not JSON.
+async fn json_body(app: &App, body: Body) -> Result<Value, ApiError> {
+    use futures_util::StreamExt as _;
+    let mut stream = body.into_data_stream();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk
+            .map_err(|e| ApiError::new(400, "invalid_request_error", &format!("reading the request body: {e}")))?;
+        if bytes.len() + chunk.len() > app.max_body {
+            // Nothing more is kept; what the client still sends is read and dropped (up to
+            // DRAIN), so that it reads the 413.
+            drain_stream(&mut stream, DRAIN.saturating_sub(bytes.len() as u64)).await;
+            return Err(too_large(app.max_body));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    if let Err(e) = std::str::from_utf8(&bytes) {
+        return Err(ApiError::new(
+            400,
             "invalid_request_error",
-            &format!("the request body is over {} bytes (--max-body)", app.max_body),
-        )
-    })?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::new(400, "invalid_request_error", &format!("the request body: {e}")))
+            &format!("the request body is not UTF-8 (an invalid byte at offset {})", e.valid_up_to()),
+        ));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| {
+        let hint = if [&b"NaN"[..], b"Infinity"].iter().any(|w| bytes.windows(w.len()).any(|x| x == *w)) {
+            " (NaN and Infinity are not JSON numbers)"
+        } else {
+            ""
+        };
+        ApiError::new(400, "invalid_request_error", &format!("the request body is not JSON: {e}{hint}"))
+    })
+}
+
+/// The most of an oversized body read (and dropped) before the 413 is sent; past it the
+/// connection is closed.
+const DRAIN: u64 = 64 << 20;
+
+/// Read and drop up to `most` bytes of `body`, for at most 30 s.
+async fn drain(body: Body, most: u64) {
+    drain_stream(&mut body.into_data_stream(), most).await;
+}
+
+async fn drain_stream(s: &mut axum::body::BodyDataStream, most: u64) {
+    use futures_util::StreamExt as _;
+    let go = async {
+        let mut n = 0u64;
+        while let Some(Ok(c)) = s.next().await {
+            n += c.len() as u64;
+            if n >= most {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(30), go).await;
+}
+
+fn too_large(max: usize) -> ApiError {
+    ApiError::new(413, "invalid_request_error", &format!("the request body is over {max} bytes (--max-body)"))
+}
+
+/// `v` as a `T`: a 400 naming the field that does not fit (`max_tokens: invalid value: integer
+/// -1, expected u32`).
+fn parse<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let why = e.into_inner().to_string();
+        match path.as_str() {
+            "." => ApiError::new(400, "invalid_request_error", &format!("the request body: {why}")),
+            p => ApiError::field(p, &why),
+        }
+    })
+}
+
+/// The body as a `T` (see [`json_body`] and [`parse`]).
+async fn body<T: serde::de::DeserializeOwned>(app: &App, b: Body) -> Result<T, ApiError> {
+    parse(&json_body(app, b).await?)
 }
 
 async fn tokenize(State(app): State<AppRef>, b: Body) -> Result<Json<Value>, ApiError> {
@@ -548,8 +641,9 @@ fn sse(
 }
 
 async fn completions(State(app): State<AppRef>, b: Body) -> Result<Response, ApiError> {
-    let r: CompletionRequest = body(&app, b).await?;
-    r.common.check()?;
+    let v = json_body(&app, b).await?;
+    let (r, common): (CompletionRequest, api::Common) = (parse(&v)?, parse(&v)?);
+    common.check()?;
     let (text, tokens) = match &r.prompt {
         Prompt::Text(t) => (Some(t.clone()), app.lm.tokenize(t, true).map_err(ApiError::bad)?),
         Prompt::Texts(v) if v.len() == 1 => (Some(v[0].clone()), app.lm.tokenize(&v[0], true).map_err(ApiError::bad)?),
@@ -563,10 +657,10 @@ async fn completions(State(app): State<AppRef>, b: Body) -> Result<Response, Api
         }
         Prompt::Tokens(t) => (None, t.clone()),
     };
-    let q = enqueue(&app, text, tokens, &r.common, "cmpl")?;
+    let q = enqueue(&app, text, tokens, &common, "cmpl")?;
     let (model, created) = (app.model_id.clone(), unix_now());
-    if r.common.stream.unwrap_or(false) {
-        let include_usage = r.common.stream_options.as_ref().and_then(|o| o.include_usage).unwrap_or(false);
+    if common.stream.unwrap_or(false) {
+        let include_usage = common.stream_options.as_ref().and_then(|o| o.include_usage).unwrap_or(false);
         let u = include_usage.then(|| UsageChunk { object: "text_completion", model: model.clone(), created });
         return Ok(sse(
             q,
@@ -589,8 +683,9 @@ async fn completions(State(app): State<AppRef>, b: Body) -> Result<Response, Api
 }
 
 async fn chat_completions(State(app): State<AppRef>, b: Body) -> Result<Response, ApiError> {
-    let r: ChatRequest = body(&app, b).await?;
-    r.common.check()?;
+    let v = json_body(&app, b).await?;
+    let (r, common): (ChatRequest, api::Common) = (parse(&v)?, parse(&v)?);
+    common.check()?;
     let tmpl = app.template.as_ref().ok_or_else(|| {
         ApiError::new(
             400,
@@ -612,14 +707,26 @@ async fn chat_completions(State(app): State<AppRef>, b: Body) -> Result<Response
         let content = content.replace('\0', "\u{fffd}");
         let content =
             if m.role == "user" && i + 1 == r.messages.len() { tmpl.user(&content, no_think) } else { content };
-        msgs.push((m.role.clone(), content));
+        // OpenAI's newer name of the system message; tool results have no tools to answer.
+        let role = match m.role.as_str() {
+            "system" | "developer" => "system",
+            "user" => "user",
+            "assistant" => "assistant",
+            other => {
+                return Err(ApiError::field(
+                    &format!("messages[{i}].role"),
+                    &format!("{other:?} is not a role bmoe takes (system, developer, user, assistant)"),
+                ))
+            }
+        };
+        msgs.push((role.to_string(), content));
     }
     let text = tmpl.render(&msgs, true, no_think).map_err(ApiError::bad)?;
     let tokens = app.lm.tokenize(&text, true).map_err(ApiError::bad)?;
-    let q = enqueue(&app, Some(text), tokens, &r.common, "chatcmpl")?;
+    let q = enqueue(&app, Some(text), tokens, &common, "chatcmpl")?;
     let (model, created) = (app.model_id.clone(), unix_now());
-    if r.common.stream.unwrap_or(false) {
-        let include_usage = r.common.stream_options.as_ref().and_then(|o| o.include_usage).unwrap_or(false);
+    if common.stream.unwrap_or(false) {
+        let include_usage = common.stream_options.as_ref().and_then(|o| o.include_usage).unwrap_or(false);
         let m1 = model.clone();
         let u = include_usage.then(|| UsageChunk { object: "chat.completion.chunk", model: model.clone(), created });
         let first = json!({ "id": q.id, "object": "chat.completion.chunk", "created": created, "model": model,
