@@ -93,8 +93,7 @@ impl Model {
             // The next layer's router applied to this layer's FFN input: a guess at its experts.
             let next = &self.layers[l + 1];
             let guess = ctx.argsort_top_k(self.linear(ctx, next.router, next.router_b, h)?, kk as usize)?;
-            let pred = self.state.get(self.st.pred);
-            g.build_forward_expand(ctx.cpy(guess, ctx.view(pred, &[kk], &[], 0)?)?)?;
+            g.build_forward_expand(ctx.cpy(guess, dst(self.st.pred, kk)?)?)?;
         }
         Ok(())
     }
