@@ -94,6 +94,11 @@ struct ProtocolArgs {
     /// throttles and recovers within minutes makes the two ends' fio the wrong reference).
     #[arg(long)]
     fio_every_cell: Option<u32>,
+    /// fio's pattern: randread (decode's scattered experts) or read (sequential: a prefill
+    /// reads each layer's union in expert order, nearly sequentially within each tensor, and
+    /// this disk serves that faster than random reads).
+    #[arg(long, default_value = "randread", value_parser = ["randread", "read"])]
+    fio_rw: String,
     /// The bmoe binary (default: beside this one).
     #[arg(long)]
     bmoe: Option<PathBuf>,
@@ -167,6 +172,7 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         depth: a.fio_depth.unwrap_or(lanes),
         seconds: a.fio_seconds,
         every_cell: a.fio_every_cell,
+        rw: a.fio_rw.clone(),
     });
     let out = a.out.clone().unwrap_or_else(|| {
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());

@@ -62,7 +62,8 @@ pub fn default_cells() -> Vec<Cell> {
     .collect()
 }
 
-/// The disk reference: fio random reads at the engine's request size and lanes.
+/// The disk reference: fio reads (random, or sequential for a prefill) at the engine's request
+/// size and lanes.
 #[derive(Clone, Debug)]
 pub struct Fio {
     pub block: u64,
@@ -71,6 +72,8 @@ pub struct Fio {
     /// Also a window of this many seconds before every cell: each run is then judged against
     /// the fio windows on either side of it.
     pub every_cell: Option<u32>,
+    /// fio's `--rw`: `randread` or `read`.
+    pub rw: String,
 }
 
 impl Fio {
@@ -91,7 +94,7 @@ impl Fio {
             .args([
                 "--name=ref",
                 &format!("--filename={}", file.display()),
-                "--rw=randread",
+                &format!("--rw={}", self.rw),
                 "--randrepeat=0",
                 "--direct=1",
                 "--ioengine=io_uring",
@@ -607,7 +610,8 @@ impl Protocol {
         if let Some(f) = &self.fio {
             let list: Vec<String> = fio.iter().map(|v| format!("{v:.0}")).collect();
             s += &format!(
-                "- disk reference: fio randread O_DIRECT io_uring bs {} depth {}, {} s: {} MiB/s (start, end); lower bound = max(MiB/token ÷ median fio, compute ms/token)\n",
+                "- disk reference: fio {} O_DIRECT io_uring bs {} depth {}, {} s: {} MiB/s (start, end); lower bound = max(MiB/token ÷ median fio, compute ms/token)\n",
+                f.rw,
                 f.block,
                 f.depth,
                 f.seconds,

@@ -754,14 +754,13 @@ impl<P: ExpertProvider> Decoder<P> {
                 let group = groups.pop().expect("at least one group");
                 let mut ready = Self::start(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, &group)?;
                 // Look-ahead: the next layer's predicted experts queue behind this layer's
-                // misses and read while this layer computes. In a prefill, the union of every
-                // row's prediction, as many as the pool holds beside this group (in expert
+                // misses and read while this layer computes. In a prefill, the union of the
+                // rows' predictions, as many as the pool holds beside this group (in expert
                 // order, as the next layer's first group will be).
                 if !pred.is_empty() && p < n_layer {
                     let mut experts: Vec<u32> = pred.iter().map(|&e| e as u32).collect();
                     if n > 1 {
-                        experts.sort_unstable();
-                        experts.dedup();
+                        experts = readahead_union(&pred, hp.n_expert as usize, n);
                         experts.truncate(self.provider.capacity().saturating_sub(group.len()));
                     }
                     if !experts.is_empty() {
@@ -959,6 +958,24 @@ impl<P: ExpertProvider> Decoder<P> {
     }
 }
 
+/// The experts a prefill micro-batch of `rows` rows reads ahead from its rows' predictions
+/// `pred` (top-k each), in expert order: every predicted expert, or from 16 rows on those that at
+/// least two rows predict (an expert of the real union there is routed by several rows; one
+/// lone vote is more often a misprediction, which costs its bytes of bandwidth).
+fn readahead_union(pred: &[i32], n_expert: usize, rows: usize) -> Vec<u32> {
+    let mut votes = vec![0u32; n_expert];
+    for &e in pred {
+        if let Some(v) = votes.get_mut(e as usize) {
+            *v += 1;
+        }
+    }
+    let min = if rows >= READAHEAD_TWO_VOTES_FROM { 2 } else { 1 };
+    (0..n_expert as u32).filter(|&e| votes[e as usize] >= min).collect()
+}
+
+/// See [`readahead_union`].
+const READAHEAD_TWO_VOTES_FROM: usize = 16;
+
 /// Graph nodes one routed expert may take (its inputs, three projections with their biases,
 /// the activation, the weighting and the copy out).
 const NODES_PER_EXPERT: usize = 24;
@@ -1057,6 +1074,15 @@ mod tests {
         // ... so two passes of 64 read more than one of 128.
         assert!(2.0 * expected_union(128, 8, 64) > u128);
         assert!((expected_union(8, 8, 3) - 8.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn readahead_takes_the_union_and_from_16_rows_two_votes() {
+        assert_eq!(readahead_union(&[3, 1, 1, 5], 8, 2), vec![1, 3, 5]);
+        let mut pred = vec![2; 15];
+        pred.push(6);
+        assert_eq!(readahead_union(&pred, 8, 16), vec![2]);
+        assert_eq!(readahead_union(&[7, 7, 99], 8, 2), vec![7], "ids out of range are ignored");
     }
 
     #[test]
