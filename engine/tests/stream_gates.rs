@@ -912,6 +912,25 @@ fn prefill_readahead_streams_the_same_bits() {
     }
 }
 
+/// Read-ahead on a micro-batch wider than 64 rows, whose predictions come from every other row
+/// (a strided view of the FFN input): the same bits as resident, and it read ahead.
+#[test]
+fn prefill_readahead_on_a_wide_micro_batch_streams_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let prompt: Vec<i32> = (0..100).map(|i| (i * 37 % 400) as i32 + 1).collect();
+    let prefill_bits =
+        |d: &mut Engine| -> Vec<u32> { d.eval(&prompt).unwrap().iter().map(|x| x.to_bits()).collect() };
+    let want = prefill_bits(&mut builder(&path).ubatch_auto().moe_stream(MoeStream::Off).open().unwrap());
+    let io = EngineOptions { backend: BackendKind::Auto, lanes: 4, register: true, direct: true };
+    let so = stream_opts(&path, 20.0, io, Overlap::Full);
+    let mut d = builder(&path).ubatch_auto().moe_stream(MoeStream::On).stream(so).open().unwrap();
+    assert!(prefill_bits(&mut d) == want, "streamed prefill of 100 rows differs from resident");
+    let plan = d.stream_figures().unwrap().prefill_plan.unwrap();
+    assert_eq!((plan.width, plan.passes), (100, 1));
+    assert!(d.streamer().unwrap().stats().spec_entries > 0, "nothing was read ahead");
+}
+
 /// `--ubatch auto`: the 12-token prompt in one pass (not the two of 8 the other gates use),
 /// streamed (with read-ahead) and resident alike, the same bits; the plan says so.
 #[test]
