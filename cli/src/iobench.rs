@@ -446,8 +446,7 @@ fn vs_fio(args: &Args) -> anyhow::Result<()> {
         writeln!(out, "|---|---|---|---|---|---|---|---|")?;
         for (block, lanes, backend, v, pairs) in &results {
             let kept: Vec<&Pair> = pairs.iter().filter(|p| p.steady(args.tolerance)).collect();
-            let list =
-                |g: fn(&Pair) -> f64| kept.iter().map(|p| format!("{:.0}", g(*p))).collect::<Vec<_>>().join(", ");
+            let list = |g: fn(&Pair) -> f64| kept.iter().map(|p| format!("{:.0}", g(p))).collect::<Vec<_>>().join(", ");
             writeln!(
                 out,
                 "| {} x {lanes} | {backend} | {} / {} | {} | {}..{} | {}..{} | {} | {} |",

@@ -918,9 +918,8 @@ fn prefill_readahead_streams_the_same_bits() {
 fn prefill_readahead_on_a_wide_micro_batch_streams_the_same_bits() {
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "m.gguf", 1);
-    let prompt: Vec<i32> = (0..100).map(|i| (i * 37 % 400) as i32 + 1).collect();
-    let prefill_bits =
-        |d: &mut Engine| -> Vec<u32> { d.eval(&prompt).unwrap().iter().map(|x| x.to_bits()).collect() };
+    let prompt: Vec<i32> = (0..100).map(|i| i * 37 % 400 + 1).collect();
+    let prefill_bits = |d: &mut Engine| -> Vec<u32> { d.eval(&prompt).unwrap().iter().map(|x| x.to_bits()).collect() };
     let want = prefill_bits(&mut builder(&path).ubatch_auto().moe_stream(MoeStream::Off).open().unwrap());
     let io = EngineOptions { backend: BackendKind::Auto, lanes: 4, register: true, direct: true };
     let so = stream_opts(&path, 20.0, io, Overlap::Full);
