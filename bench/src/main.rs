@@ -89,6 +89,16 @@ struct ProtocolArgs {
     /// fio's depth (default: the cells' --io-threads, or 4).
     #[arg(long)]
     fio_depth: Option<usize>,
+    /// Also run fio (for this many seconds) before every cell, and judge each run's lower
+    /// bound against the mean of the fio windows just before and just after it (a disk that
+    /// throttles and recovers within minutes makes the two ends' fio the wrong reference).
+    #[arg(long)]
+    fio_every_cell: Option<u32>,
+    /// fio's pattern: randread (decode's scattered experts) or read (sequential: a prefill
+    /// reads each layer's union in expert order, nearly sequentially within each tensor, and
+    /// this disk serves that faster than random reads).
+    #[arg(long, default_value = "randread", value_parser = ["randread", "read"])]
+    fio_rw: String,
     /// The bmoe binary (default: beside this one).
     #[arg(long)]
     bmoe: Option<PathBuf>,
@@ -161,6 +171,8 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         block: a.fio_bs.unwrap_or_else(|| median_slice(&index)),
         depth: a.fio_depth.unwrap_or(lanes),
         seconds: a.fio_seconds,
+        every_cell: a.fio_every_cell,
+        rw: a.fio_rw.clone(),
     });
     let out = a.out.clone().unwrap_or_else(|| {
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());

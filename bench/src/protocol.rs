@@ -62,12 +62,18 @@ pub fn default_cells() -> Vec<Cell> {
     .collect()
 }
 
-/// The disk reference: fio random reads at the engine's request size and lanes.
+/// The disk reference: fio reads (random, or sequential for a prefill) at the engine's request
+/// size and lanes.
 #[derive(Clone, Debug)]
 pub struct Fio {
     pub block: u64,
     pub depth: usize,
     pub seconds: u32,
+    /// Also a window of this many seconds before every cell: each run is then judged against
+    /// the fio windows on either side of it.
+    pub every_cell: Option<u32>,
+    /// fio's `--rw`: `randread` or `read`.
+    pub rw: String,
 }
 
 impl Fio {
@@ -76,17 +82,25 @@ impl Fio {
     /// # Errors
     /// fio missing or failing, or its JSON not as expected.
     pub fn measure(&self, file: &Path) -> anyhow::Result<f64> {
+        self.measure_for(file, self.seconds)
+    }
+
+    /// As [`Self::measure`], for `seconds`.
+    ///
+    /// # Errors
+    /// As [`Self::measure`].
+    pub fn measure_for(&self, file: &Path, seconds: u32) -> anyhow::Result<f64> {
         let out = Command::new("fio")
             .args([
                 "--name=ref",
                 &format!("--filename={}", file.display()),
-                "--rw=randread",
+                &format!("--rw={}", self.rw),
                 "--randrepeat=0",
                 "--direct=1",
                 "--ioengine=io_uring",
                 &format!("--bs={}", self.block),
                 &format!("--iodepth={}", self.depth),
-                &format!("--runtime={}", self.seconds),
+                &format!("--runtime={seconds}"),
                 "--time_based",
                 "--output-format=json",
             ])
@@ -149,6 +163,8 @@ pub struct CellRun {
     pub wall_s: f64,
     /// What the protocol's check found wrong after the run, if anything.
     pub check: Option<String>,
+    /// With fio before every cell: the windows just before and just after this run (MiB/s).
+    pub fio_around: Option<(f64, f64)>,
 }
 
 /// Everything a protocol measured.
@@ -199,8 +215,25 @@ impl Protocol {
         if threshold.is_none() {
             threshold = sys::mem_available().map(|m| m.saturating_sub(256 << 20));
         }
-        let mut runs = Vec::new();
+        let mut runs: Vec<CellRun> = Vec::new();
         let total = self.rounds * self.cells.len();
+        // fio between cells: the window before the first run, then one after each.
+        let every = self.fio.as_ref().and_then(|f| f.every_cell.map(|s| (f, s)));
+        let window = |notes: &mut Vec<String>| -> Option<f64> {
+            let (f, secs) = every?;
+            match f.measure_for(&self.model, secs) {
+                Ok(v) => {
+                    eprintln!("bmoe-bench: fio window {v:.0} MiB/s");
+                    Some(v)
+                }
+                Err(e) => {
+                    notes.push(format!("fio window: {e:#}"));
+                    None
+                }
+            }
+        };
+        let mut before = window(&mut notes);
+        let mut windows: Vec<f64> = before.into_iter().collect();
         for round in 0..self.rounds {
             for (ci, cell) in self.cells.iter().enumerate() {
                 eprintln!(
@@ -212,6 +245,12 @@ impl Protocol {
                 );
                 let mut r = self.run_cell(ci, round, disk.as_ref(), threshold, &cells_dir);
                 r.check = check();
+                if every.is_some() {
+                    let after = window(&mut notes);
+                    windows.extend(after);
+                    r.fio_around = before.zip(after);
+                    before = after;
+                }
                 match &r.error {
                     Some(e) => eprintln!("bmoe-bench:   failed: {e}"),
                     None => eprintln!(
@@ -225,6 +264,10 @@ impl Protocol {
             }
         }
         fio_ref("end", &mut notes);
+        if !windows.is_empty() {
+            let list: Vec<String> = windows.iter().map(|v| format!("{v:.0}")).collect();
+            notes.push(format!("fio windows between cells (MiB/s, in order): {}", list.join(", ")));
+        }
         let fio = report::median(&fio_mib_s);
         let cells = self.summarise(&runs, fio);
         let per_round_majflt: Vec<(String, Vec<f64>)> = self
@@ -521,7 +564,21 @@ impl Protocol {
         // which report neither, take the least our cells measured, bytes and compute).
         let least_prefill = out.iter().filter_map(|c| c.prefill_compute_s).reduce(f64::min);
         let least_read = out.iter().filter_map(|c| c.prefill_read_mib).reduce(f64::min);
-        for c in &mut out {
+        for (ci, c) in out.iter_mut().enumerate() {
+            // With fio around every run: each run's bound from its own reads and compute and
+            // the mean of the fio windows on either side of it; the cell's is their median.
+            let per_run: Vec<f64> = ok(ci)
+                .filter_map(|r| {
+                    let (a, b) = r.fio_around?;
+                    let mib = r.summary["prefill_read_MiB"].as_f64().or(least_read)?;
+                    let compute = r.summary["prefill_compute_s"].as_f64().or(least_prefill)?;
+                    Some((mib / ((a + b) / 2.0)).max(compute))
+                })
+                .collect();
+            if let Some(b) = report::median(&per_run) {
+                c.prefill_bound_s = Some(b);
+                continue;
+            }
             if let (Some(fio), Some(mib), Some(compute)) =
                 (fio, c.prefill_read_mib.or(least_read), c.prefill_compute_s.or(least_prefill))
             {
@@ -553,7 +610,8 @@ impl Protocol {
         if let Some(f) = &self.fio {
             let list: Vec<String> = fio.iter().map(|v| format!("{v:.0}")).collect();
             s += &format!(
-                "- disk reference: fio randread O_DIRECT io_uring bs {} depth {}, {} s: {} MiB/s (start, end); lower bound = max(MiB/token ÷ median fio, compute ms/token)\n",
+                "- disk reference: fio {} O_DIRECT io_uring bs {} depth {}, {} s: {} MiB/s (start, end); lower bound = max(MiB/token ÷ median fio, compute ms/token)\n",
+                f.rw,
                 f.block,
                 f.depth,
                 f.seconds,
@@ -578,13 +636,15 @@ impl Protocol {
                 s += &format!("- {f}\n");
             }
         }
-        s += "\nRuns (in order):\n\n| cell | round | tok/s | waited s | MemAvailable at entry MiB | wall s | error |\n|---|---|---|---|---|---|---|\n";
+        s += "\nRuns (in order):\n\n| cell | round | tok/s | prefill s | fio before / after MiB/s | waited s | MemAvailable at entry MiB | wall s | error |\n|---|---|---|---|---|---|---|---|---|\n";
         for r in runs {
             s += &format!(
-                "| {} | {} | {} | {:.1}{} | {:.0} | {:.0} | {} |\n",
+                "| {} | {} | {} | {} | {} | {:.1}{} | {:.0} | {:.0} | {} |\n",
                 self.cells[r.cell].name,
                 r.round + 1,
                 r.summary["tok/s"].as_f64().map_or("–".into(), |v| format!("{v:.3}")),
+                r.summary["prefill_s"].as_f64().map_or("–".into(), |v| format!("{v:.3}")),
+                r.fio_around.map_or("–".into(), |(a, b)| format!("{a:.0} / {b:.0}")),
                 r.waited_s,
                 if r.gave_up_waiting { " (gave up)" } else { "" },
                 r.mem_entry.unwrap_or(0) as f64 / MIB,

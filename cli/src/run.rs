@@ -133,9 +133,11 @@ pub struct Args {
     /// this and --ubatch.
     #[arg(short = 'b', long = "batch-size")]
     batch: Option<u32>,
-    /// Widest prefill micro-batch (llama.cpp's -ub).
-    #[arg(long, default_value_t = 512)]
-    ubatch: u32,
+    /// Widest prefill micro-batch (llama.cpp's -ub), or `auto`: our decoder runs a prompt in
+    /// the fewest equal passes of at most 2048 tokens (each pass reads a layer's routed experts
+    /// once); llama.cpp keeps 512.
+    #[arg(long, default_value = "auto", value_parser = parse_ubatch)]
+    ubatch: Ubatch,
     /// Wrap the prompt in the model's chat template as a user turn.
     #[arg(long)]
     pub(crate) chat: bool,
@@ -331,15 +333,17 @@ impl Args {
             },
             overlap: self.overlap.map_or(engine::Overlap::Full, Overlap::into_engine),
         };
-        let mut b = Engine::builder(model)
+        let b = Engine::builder(model)
             .engine(self.engine.into_engine())
             .moe_stream(self.moe_stream.into_engine())
             .stream(stream)
             .dense(self.dense_weights.unwrap_or(DenseWeights::Anon).into_engine())
-            .context(self.ctx)
-            .ubatch(self.batch.map_or(self.ubatch, |b| b.min(self.ubatch)))
-            .n_expert_used(self.n_expert_used)
-            .route_replay(self.route_replay.clone());
+            .context(self.ctx);
+        let b = match (self.ubatch.0, self.batch) {
+            (None, None) => b.ubatch_auto(),
+            (u, batch) => b.ubatch(batch.map_or(u.unwrap_or(512), |n| n.min(u.unwrap_or(n)))),
+        };
+        let mut b = b.n_expert_used(self.n_expert_used).route_replay(self.route_replay.clone());
         if let Some(t) = self.threads {
             b = b.threads(t);
         }
@@ -425,6 +429,20 @@ impl Args {
 static RANDOM_SEED: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
 
 /// llama.cpp's `string_process_escapes`: `\n \r \t \' \" \\ \xHH`; anything else stays.
+/// `--ubatch`: `auto` (None) or a count of tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ubatch(Option<u32>);
+
+fn parse_ubatch(s: &str) -> Result<Ubatch, String> {
+    if s.trim().eq_ignore_ascii_case("auto") {
+        return Ok(Ubatch(None));
+    }
+    match s.trim().parse::<u32>() {
+        Ok(n) => Ok(Ubatch(Some(n))),
+        Err(_) => Err(format!("--ubatch `{s}`: a number of tokens, or auto")),
+    }
+}
+
 pub(crate) fn process_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars().peekable();

@@ -14,7 +14,7 @@ use bmoe_uring_io::EngineOptions;
 
 use crate::cache::trace::{RouteTrace, TraceHeader};
 use crate::cache::CachePolicy;
-use crate::decoder::{Decoder, LayerRoute, Options, RouteReplay};
+use crate::decoder::{Decoder, LayerRoute, Options, RouteReplay, AUTO_UBATCH_MAX};
 use crate::dense::{DenseWeights, Mapping};
 use crate::error::{Error, Result};
 use crate::llama;
@@ -159,6 +159,7 @@ pub struct EngineBuilder {
     threads: Option<usize>,
     n_ctx: u32,
     n_ubatch: u32,
+    auto_ubatch: bool,
     n_expert_used: Option<u32>,
     route_replay: Option<PathBuf>,
     mem_available: Option<Option<u64>>,
@@ -235,6 +236,8 @@ pub struct Report {
     pub threads: usize,
     pub n_ctx: u32,
     pub n_ubatch: u32,
+    /// `--ubatch auto`: our decoder chooses each prompt's micro-batch, at most `n_ubatch`.
+    pub auto_ubatch: bool,
     /// `--n-expert-used` (lossy) when given.
     pub n_expert_used: Option<u32>,
     /// The routing trace replayed (lossy): its name and decode steps.
@@ -317,7 +320,10 @@ impl Report {
             ("engine", self.kind.name().to_string()),
             ("threads", self.threads.to_string()),
             ("ctx", self.n_ctx.to_string()),
-            ("ubatch", self.n_ubatch.to_string()),
+            (
+                "ubatch",
+                if self.auto_ubatch { format!("auto (at most {})", self.n_ubatch) } else { self.n_ubatch.to_string() },
+            ),
         ];
         let mut tail = vec![
             ("n_expert_used", self.n_expert_used.map_or("model".into(), |k| format!("{k} (lossy)"))),
@@ -560,6 +566,7 @@ impl Engine {
             threads: None,
             n_ctx: 4096,
             n_ubatch: 512,
+            auto_ubatch: false,
             n_expert_used: None,
             route_replay: None,
             mem_available: None,
@@ -609,6 +616,16 @@ impl EngineBuilder {
     /// The widest prefill micro-batch.
     pub fn ubatch(mut self, n: u32) -> Self {
         self.n_ubatch = n;
+        self.auto_ubatch = false;
+        self
+    }
+
+    /// Our decoder chooses each prompt's micro-batch (`--ubatch auto`): the fewest equal passes
+    /// of at most [`AUTO_UBATCH_MAX`] tokens (see [`crate::decoder::micro_batches`]); llama.cpp
+    /// keeps its default of 512.
+    pub fn ubatch_auto(mut self) -> Self {
+        self.n_ubatch = AUTO_UBATCH_MAX;
+        self.auto_ubatch = true;
         self
     }
 
@@ -747,10 +764,13 @@ impl EngineBuilder {
         }
         .map_err(|e| at("loading in llama.cpp")(e.into()))?;
         let vocab = Arc::new(vocab);
+        // llama.cpp keeps its own default micro-batch under `auto`.
+        let n_ubatch = if self.auto_ubatch && kind != EngineKind::Bmoe { 512.min(self.n_ctx) } else { n_ubatch };
         let opts = Options {
             n_ctx: self.n_ctx,
             n_threads: threads,
             n_ubatch,
+            auto_ubatch: self.auto_ubatch && kind == EngineKind::Bmoe,
             n_expert_used: self.n_expert_used,
             pipeline: self.stream.overlap.pipeline(),
             ..Options::default()
@@ -775,6 +795,7 @@ impl EngineBuilder {
             threads,
             n_ctx: self.n_ctx,
             n_ubatch,
+            auto_ubatch: opts.auto_ubatch,
             n_expert_used: self.n_expert_used,
             route_replay: replay.as_ref().map(|r| (r.source.clone(), r.len())),
             arch: index.as_ref().map(|i| i.arch.name),
@@ -1177,6 +1198,7 @@ impl Engine {
             overlap: s.overlap != Overlap::Off,
             lookahead_off: d.provider().lookahead().1.map(str::to_string),
             lookahead_layers: d.provider().lookahead_layers().to_vec(),
+            prefill_plan: d.prefill_plan(),
         })
     }
 

@@ -10,6 +10,7 @@
 
 use serde_json::{json, Value};
 
+use crate::decoder::PrefillPlan;
 use crate::session::{Generation, Telemetry, Token};
 use crate::stream::LayerLookahead;
 
@@ -60,8 +61,9 @@ pub struct Row {
     pub manage_s: Option<f64>,
     pub compute_s: Option<f64>,
     pub read_bytes: Option<u64>,
-    /// Of which read speculatively (look-ahead).
+    /// Of which read speculatively (look-ahead, a prefill's read-ahead), and in how many entries.
     pub spec_bytes: Option<u64>,
+    pub spec_entries: Option<u64>,
     /// Routed experts found resident, served by a look-ahead read, and read on demand. (The
     /// cache counts a prefetched entry as resident when routed; it is not a cache hit here.)
     pub hits: Option<u64>,
@@ -82,6 +84,7 @@ impl Row {
             compute_s: b.compute_s.map(|c| c - a.compute_s.unwrap_or(0.0)),
             read_bytes: pb.map(|p| p.bytes_read - pa.bytes_read),
             spec_bytes: pb.map(|p| p.spec_bytes - pa.spec_bytes),
+            spec_entries: pb.map(|p| p.spec_entries - pa.spec_entries),
             hits: pb.map(|p| (p.hits - p.spec_useful) - (pa.hits - pa.spec_useful)),
             prefetched: pb.map(|p| p.spec_useful - pa.spec_useful),
             misses: pb.map(|p| p.misses - pa.misses),
@@ -224,6 +227,8 @@ pub struct StreamFigures {
     pub lookahead_off: Option<String>,
     /// Per MoE layer look-ahead figures.
     pub lookahead_layers: Vec<LayerLookahead>,
+    /// How the last prompt was cut into micro-batches against the pool.
+    pub prefill_plan: Option<PrefillPlan>,
 }
 
 /// Everything the end of a generation reports.
@@ -261,6 +266,10 @@ pub const SUMMARY_KEYS: &[&str] = &[
     "prefill_stall_s",
     "prefill_compute_s",
     "prefill_manage_s",
+    "prefill_spec_MiB",
+    "prefill_spec_useful_pct",
+    "prefill_ubatch",
+    "prefill_passes",
     "s/tok",
     "tok/s",
     "stop_reason",
@@ -321,9 +330,37 @@ impl Summary {
                 put("prefill_read_MiB/s", json!(read_mib / gen.prefill_s.max(1e-9)));
                 put("prefill_stall_s", json!(io));
                 put("prefill_manage_s", json!(manage));
+                // The read-ahead's share of the reads, and how much of it the routing then used.
+                let ahead = match (r.spec_bytes, r.spec_entries, r.prefetched) {
+                    (Some(b), Some(n), Some(used)) if n > 0 => {
+                        let pct = 100.0 * used as f64 / n as f64;
+                        put("prefill_spec_MiB", json!(b as f64 / MIB));
+                        put("prefill_spec_useful_pct", json!(pct));
+                        format!("; read ahead {:.1} MiB ({n} entries, {pct:.1} % then routed)", b as f64 / MIB)
+                    }
+                    _ => String::new(),
+                };
+                let plan = match i.stream.and_then(|s| s.prefill_plan) {
+                    Some(p) => {
+                        put("prefill_ubatch", json!(p.width));
+                        put("prefill_passes", json!(p.passes));
+                        format!(
+                            "; micro-batch {} tokens × {} pass{} ({}), a layer's union up to {} experts (≈ {:.0} expected) {} (a pool of {} slots)",
+                            p.width,
+                            p.passes,
+                            if p.passes == 1 { "" } else { "es" },
+                            if p.auto { "auto" } else { "--ubatch" },
+                            p.union_max,
+                            p.union_est,
+                            p.fit(),
+                            p.capacity
+                        )
+                    }
+                    None => String::new(),
+                };
                 lines.push(format!(
                     "moe-prefill: read {read_mib:.1} MiB in the prefill ({:.0} MiB/s over its {:.3} s); compute {compute:.3} s, \
-                     cache management {manage:.3} s, I/O wait (stall) {io:.3} s, other {:.3} s",
+                     cache management {manage:.3} s, I/O wait (stall) {io:.3} s, other {:.3} s{ahead}{plan}",
                     read_mib / gen.prefill_s.max(1e-9),
                     gen.prefill_s,
                     (gen.prefill_s - compute - manage - io).max(0.0),

@@ -69,7 +69,7 @@ fn sequence(seed: u64) -> Vec<i32> {
 }
 
 fn opts(faults: Faults, n_ubatch: u32) -> Options {
-    Options { n_ctx: 256, n_threads: 2, n_ubatch, faults, n_expert_used: None, pipeline: false }
+    Options { n_ctx: 256, n_threads: 2, n_ubatch, faults, n_expert_used: None, pipeline: false, auto_ubatch: false }
 }
 
 fn ours(path: &Path, toks: &[i32], faults: Faults) -> Vec<f32> {

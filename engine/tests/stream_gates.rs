@@ -547,7 +547,10 @@ unsafe impl ExpertProvider for Spy {
         let a = self.log.lock().unwrap().len() as u64;
         self.inner.prefetch(layer, experts);
         let b = self.log.lock().unwrap().len() as u64;
-        self.spec.push((self.decode_step.expect("decode"), layer, a + 1..b + 1));
+        // A prefill's read-ahead reads too; the test picks decode's speculative reads.
+        if let Some(step) = self.decode_step {
+            self.spec.push((step, layer, a + 1..b + 1));
+        }
     }
 }
 
@@ -880,4 +883,70 @@ fn a_saved_conversation_continues_bit_identically() {
     let other = synth_quant(dir.path(), "o.gguf", 1, Quant::Q4KM);
     let e = streamer(&other, 6.0, BackendKind::Auto, 4, true).load_session(&file).unwrap_err().to_string();
     assert!(e.contains("saved with"), "{e}");
+}
+
+/// Prefill read-ahead (look-ahead on, in a prompt's micro-batches): while a layer computes, the
+/// next layer's experts that the micro-batch's predictions name (the union over its rows) are
+/// read into free slots. Same bits as resident when the next layer's union fits beside this
+/// one's, when only part of it does, serial and pipelined; the read-ahead read and was used;
+/// a prefill's predictions are not scored as decode's accuracy.
+#[test]
+fn prefill_readahead_streams_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let prefill_bits = |d: &mut Engine| -> Vec<u32> { d.eval(&PROMPT).unwrap().iter().map(|x| x.to_bits()).collect() };
+    let want = prefill_bits(&mut resident_engine(&path));
+    let want_all = bits(&resident(&path));
+    for (what, budget) in [("part of the next union", 6.0), ("roomy", 16.0)] {
+        for pipeline in [false, true] {
+            let mut d = streamer_full(&path, budget, BackendKind::Auto, 4, true, true, pipeline);
+            assert!(prefill_bits(&mut d) == want, "{what}, pipeline {pipeline}: prefill logits differ from resident");
+            let st = d.streamer().unwrap().stats();
+            assert!(st.spec_entries > 0, "{what}, pipeline {pipeline}: the prefill read nothing ahead");
+            assert!(st.spec_useful > 0, "{what}, pipeline {pipeline}: no read-ahead entry was then routed");
+            assert_eq!(st.real_with_prediction, 0, "{what}: a prefill's predictions are not scored");
+            eprintln!("{what}, pipeline {pipeline}: read ahead {} entries, {} used", st.spec_entries, st.spec_useful);
+            let mut d = streamer_full(&path, budget, BackendKind::Auto, 4, true, true, pipeline);
+            assert!(
+                bits(&generate(&mut d)) == want_all,
+                "{what}, pipeline {pipeline}: generation differs from resident"
+            );
+        }
+    }
+}
+
+/// Read-ahead on a micro-batch wider than 64 rows, whose predictions come from every other row
+/// (a strided view of the FFN input): the same bits as resident, and it read ahead.
+#[test]
+fn prefill_readahead_on_a_wide_micro_batch_streams_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let prompt: Vec<i32> = (0..100).map(|i| i * 37 % 400 + 1).collect();
+    let prefill_bits = |d: &mut Engine| -> Vec<u32> { d.eval(&prompt).unwrap().iter().map(|x| x.to_bits()).collect() };
+    let want = prefill_bits(&mut builder(&path).ubatch_auto().moe_stream(MoeStream::Off).open().unwrap());
+    let io = EngineOptions { backend: BackendKind::Auto, lanes: 4, register: true, direct: true };
+    let so = stream_opts(&path, 20.0, io, Overlap::Full);
+    let mut d = builder(&path).ubatch_auto().moe_stream(MoeStream::On).stream(so).open().unwrap();
+    assert!(prefill_bits(&mut d) == want, "streamed prefill of 100 rows differs from resident");
+    let plan = d.stream_figures().unwrap().prefill_plan.unwrap();
+    assert_eq!((plan.width, plan.passes), (100, 1));
+    assert!(d.streamer().unwrap().stats().spec_entries > 0, "nothing was read ahead");
+}
+
+/// `--ubatch auto`: the 12-token prompt in one pass (not the two of 8 the other gates use),
+/// streamed (with read-ahead) and resident alike, the same bits; the plan says so.
+#[test]
+fn auto_micro_batch_streams_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "m.gguf", 1);
+    let want = bits(&generate(&mut builder(&path).ubatch_auto().moe_stream(MoeStream::Off).open().unwrap()));
+    for budget in [3.0, 16.0] {
+        let io = EngineOptions { backend: BackendKind::Auto, lanes: 4, register: true, direct: true };
+        let so = stream_opts(&path, budget, io, Overlap::Full);
+        let mut d = builder(&path).ubatch_auto().moe_stream(MoeStream::On).stream(so).open().unwrap();
+        assert!(bits(&generate(&mut d)) == want, "budget {budget}: streamed output differs from resident");
+        let plan = d.stream_figures().unwrap().prefill_plan.expect("a prefill ran");
+        assert_eq!((plan.tokens, plan.width, plan.passes, plan.auto), (12, 12, 1, true), "{plan:?}");
+        assert!(plan.union_max >= 2 && plan.union_max <= 8, "{plan:?}");
+    }
 }

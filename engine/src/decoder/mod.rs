@@ -76,6 +76,9 @@ pub struct Options {
     pub n_threads: usize,
     /// Widest micro-batch of a prefill.
     pub n_ubatch: u32,
+    /// Choose each prompt's micro-batch (`--ubatch auto`): the fewest passes of at most
+    /// `n_ubatch` tokens, of equal width (see [`PrefillPlan`]); else passes of `n_ubatch`.
+    pub auto_ubatch: bool,
     /// Route each token to this many experts instead of the model's top-k (lossy).
     pub n_expert_used: Option<u32>,
     /// Per-expert pipelining (lossless): compute the routed experts whose bytes are in while
@@ -88,7 +91,15 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         let n_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Self { n_ctx: 4096, n_threads, n_ubatch: 512, n_expert_used: None, pipeline: false, faults: Faults::default() }
+        Self {
+            n_ctx: 4096,
+            n_threads,
+            n_ubatch: 512,
+            auto_ubatch: false,
+            n_expert_used: None,
+            pipeline: false,
+            faults: Faults::default(),
+        }
     }
 }
 
@@ -151,7 +162,8 @@ struct State {
     wts: usize,
     /// Routed experts' outputs, expert-major, F32 `[n_embd, k × n_ubatch]`.
     y: usize,
-    /// The next layer's predicted top-k (look-ahead), I32 `[k]`.
+    /// The next layer's predicted top-k per row (look-ahead, prefill read-ahead), I32
+    /// `[k, n_ubatch]`.
     pred: usize,
     /// The shared expert's gated output, F32 `[n_embd, n_ubatch]` (architectures with one).
     shexp: Option<usize>,
@@ -169,6 +181,66 @@ pub struct LayerRoute {
     pub layer: u32,
     /// (expert, rank, weight).
     pub experts: Vec<(u32, u32, f32)>,
+}
+
+/// How the last prompt was cut into micro-batches, and what one layer's union of routed
+/// experts asks of the expert provider at that width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrefillPlan {
+    /// Tokens of the prompt (of this forward call).
+    pub tokens: u32,
+    /// Tokens per micro-batch (the last may be narrower) and how many there were.
+    pub width: u32,
+    pub passes: u32,
+    /// Chosen (`--ubatch auto`) rather than given.
+    pub auto: bool,
+    /// Experts one layer's union routes at `width` rows, expected under uniform routing:
+    /// `n_expert × (1 − (1 − k / n_expert)^width)` (skewed routing routes fewer).
+    pub union_est: f64,
+    /// Entries the provider holds at once (its pool's slots).
+    pub capacity: u32,
+    /// Largest union of a layer of the prompt, as routed (the union is computed in groups of
+    /// at most `capacity` experts).
+    pub union_max: u32,
+}
+
+impl PrefillPlan {
+    /// The verdict against the pool: the union fits beside the next layer's read-ahead, fits
+    /// alone, or is computed in groups.
+    pub fn fit(&self) -> &'static str {
+        let u = self.union_max.max(1);
+        if 2 * u <= self.capacity {
+            "fits the pool beside the next layer's read-ahead"
+        } else if u <= self.capacity {
+            "fits the pool, without room to read the next layer ahead"
+        } else {
+            "is wider than the pool: computed in groups"
+        }
+    }
+}
+
+/// The widest micro-batch `--ubatch auto` chooses: a prompt of up to this many tokens is one
+/// pass, each layer's union read once (its compute buffers are sized for it at open).
+pub const AUTO_UBATCH_MAX: u32 = 2048;
+
+/// The expected union of experts routed by `rows` rows at top-`k` of `n_expert`, uniformly.
+pub fn expected_union(n_expert: u32, k: u32, rows: u32) -> f64 {
+    let e = f64::from(n_expert.max(1));
+    e * (1.0 - (1.0 - f64::from(k.min(n_expert)) / e).powf(f64::from(rows)))
+}
+
+/// The micro-batches of a prompt of `n` tokens: `(width, passes)`. Given (`auto` false):
+/// passes of `widest`. Chosen: the fewest passes of at most `widest` tokens, all of one width
+/// (rounded up), since each pass reads a layer's union once and a union grows slower than its
+/// rows: fewer, wider passes read less (the union of a pass is computed in groups where it is
+/// wider than the pool, never re-read within the pass).
+pub fn micro_batches(n: usize, widest: usize, auto: bool) -> (usize, usize) {
+    let widest = widest.max(1);
+    let passes = n.div_ceil(widest).max(1);
+    if !auto {
+        return (widest.min(n.max(1)), passes);
+    }
+    (n.div_ceil(passes).max(1), passes)
 }
 
 /// Counters of the last forward passes.
@@ -210,6 +282,7 @@ pub struct Decoder<P: ExpertProvider> {
     routes: Option<Vec<LayerRoute>>,
     replay: Option<RouteReplay>,
     steps: [u32; 2],
+    plan: Option<PrefillPlan>,
     _dense: Arc<dyn DenseSource>,
 }
 
@@ -383,7 +456,7 @@ impl<P: ExpertProvider> Decoder<P> {
 
         let (ctx, ub, k) = (i64::from(opts.n_ctx), i64::from(opts.n_ubatch), i64::from(hp.n_expert_used));
         let kv_bytes = 2 * kv as usize * opts.n_ctx as usize * 2 * hp.n_layer as usize;
-        let scratch = (3 * e as usize + 2 * k as usize + e as usize * k as usize) * ub as usize * 4;
+        let scratch = (3 * e as usize + 3 * k as usize + e as usize * k as usize) * ub as usize * 4;
         let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 7, kv_bytes + scratch + 64 * k as usize + 1024)?;
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         let (hd, nkv) = (hp.head_dim as i64, i64::from(hp.n_head_kv));
@@ -399,7 +472,7 @@ impl<P: ExpertProvider> Decoder<P> {
             ids: state.push("moe_ids", GgmlType::I32, &[k, ub])?,
             wts: state.push("moe_w", GgmlType::F32, &[k, ub])?,
             y: state.push("moe_y", GgmlType::F32, &[e as i64, k * ub])?,
-            pred: state.push("moe_pred", GgmlType::I32, &[k])?,
+            pred: state.push("moe_pred", GgmlType::I32, &[k, ub])?,
             shexp: match recipe.shared_expert {
                 Some(_) => Some(state.push("shexp_out", GgmlType::F32, &[e as i64, ub])?),
                 None => None,
@@ -416,6 +489,7 @@ impl<P: ExpertProvider> Decoder<P> {
             routes: None,
             replay: None,
             steps: [0; 2],
+            plan: None,
             _dense: dense,
         })
     }
@@ -443,6 +517,11 @@ impl<P: ExpertProvider> Decoder<P> {
     /// Bytes of the buffer the graphs' intermediate tensors live in (the largest graph so far).
     pub fn graph_buffer_bytes(&self) -> usize {
         self.alloc.buffer_size()
+    }
+
+    /// How the last prompt of more than one token was cut into micro-batches.
+    pub fn prefill_plan(&self) -> Option<PrefillPlan> {
+        self.plan
     }
 
     /// Counters since the decoder was made.
@@ -574,9 +653,22 @@ impl<P: ExpertProvider> Decoder<P> {
             return Err(Error::ContextFull { n_past: self.n_past, n_new: tokens.len(), n_ctx });
         }
         let mut out = Vec::new();
-        let chunks: Vec<&[i32]> = tokens.chunks(self.m.opts.n_ubatch as usize).collect();
+        let (width, passes) = micro_batches(tokens.len(), self.m.opts.n_ubatch as usize, self.m.opts.auto_ubatch);
+        if tokens.len() > 1 {
+            let hp = &self.m.hp;
+            self.plan = Some(PrefillPlan {
+                tokens: tokens.len() as u32,
+                width: width as u32,
+                passes: passes as u32,
+                auto: self.m.opts.auto_ubatch,
+                union_est: expected_union(hp.n_expert, hp.n_expert_used, width as u32),
+                capacity: self.provider.capacity() as u32,
+                union_max: 0,
+            });
+        }
+        let chunks: Vec<&[i32]> = tokens.chunks(width).collect();
         for (i, chunk) in chunks.iter().enumerate() {
-            if !go(i * self.m.opts.n_ubatch as usize) {
+            if !go(i * width) {
                 return Ok(None);
             }
             let rows = match want {
@@ -610,7 +702,9 @@ impl<P: ExpertProvider> Decoder<P> {
             (hp.n_swa > 0 && !m.opts.faults.no_window).then(|| causal_mask(pos0 as usize, n, Some(hp.n_swa)));
         let mut logits = Vec::new();
         self.provider.begin_step(n > 1);
-        let lookahead = n == 1 && self.provider.wants_lookahead();
+        // Look-ahead in decode; in a prefill, read-ahead: the next layer's router on this
+        // layer's FFN input, every row, names the experts to read while this layer computes.
+        let lookahead = self.provider.wants_lookahead();
         let mut pred: Vec<i32> = Vec::new();
         for p in 0..=n_layer {
             let keep = if p + 1 == n_layer && rows != Rows::All { 1 } else { n };
@@ -619,6 +713,9 @@ impl<P: ExpertProvider> Decoder<P> {
             if p > 0 {
                 let cap = self.provider.capacity().max(k);
                 let experts: Vec<u32> = used.keys().copied().collect();
+                if let Some(plan) = self.plan.as_mut().filter(|_| prefill && n > 1) {
+                    plan.union_max = plan.union_max.max(experts.len() as u32);
+                }
                 groups = experts.chunks(cap).map(<[u32]>::to_vec).collect();
                 // All groups but the last: those experts' outputs, each in a graph of its own
                 // (pipelined, each in graphs of the experts landed so far while the rest read).
@@ -662,10 +759,18 @@ impl<P: ExpertProvider> Decoder<P> {
                 let group = groups.pop().expect("at least one group");
                 let mut ready = Self::start(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, &group)?;
                 // Look-ahead: the next layer's predicted experts queue behind this layer's
-                // misses and read while this layer computes.
+                // misses and read while this layer computes. In a prefill, the union of the
+                // rows' predictions, as many as the pool holds beside this group (in expert
+                // order, as the next layer's first group will be).
                 if !pred.is_empty() && p < n_layer {
-                    let experts: Vec<u32> = pred.iter().map(|&e| e as u32).collect();
-                    self.provider.prefetch(p as u32, &experts);
+                    let mut experts: Vec<u32> = pred.iter().map(|&e| e as u32).collect();
+                    if n > 1 {
+                        experts = readahead_union(&pred, hp.n_expert as usize, predict_rows(n).1);
+                        experts.truncate(self.provider.capacity().saturating_sub(group.len()));
+                    }
+                    if !experts.is_empty() {
+                        self.provider.prefetch(p as u32, &experts);
+                    }
                 }
                 // Per-expert pipelining: while some are still being read, compute the ones in
                 // (into the expert-major buffer; the last graph sums every expert in rank order).
@@ -741,7 +846,13 @@ impl<P: ExpertProvider> Decoder<P> {
                 }
                 ids = all[..k * keep].to_vec();
                 n_rows = keep;
-                pred = if lookahead && p + 1 < n_layer { m.state.get(m.st.pred).read_i32()? } else { Vec::new() };
+                pred = if lookahead && p + 1 < n_layer {
+                    let mut all = m.state.get(m.st.pred).read_i32()?;
+                    all.truncate(k * predict_rows(keep).1);
+                    all
+                } else {
+                    Vec::new()
+                };
                 if let Some(log) = self.routes.as_mut() {
                     let w = m.state.get(m.st.wts).read_f32()?;
                     let mut experts: Vec<(u32, u32, f32)> = Vec::new();
@@ -852,6 +963,37 @@ impl<P: ExpertProvider> Decoder<P> {
     }
 }
 
+/// The experts a prefill micro-batch of `rows` rows reads ahead from its rows' predictions
+/// `pred` (top-k each), in expert order: every predicted expert, or from 16 rows on those that at
+/// least two rows predict (an expert of the real union there is routed by several rows; one
+/// lone vote is more often a misprediction, which costs its bytes of bandwidth).
+fn readahead_union(pred: &[i32], n_expert: usize, rows: usize) -> Vec<u32> {
+    let mut votes = vec![0u32; n_expert];
+    for &e in pred {
+        if let Some(v) = votes.get_mut(e as usize) {
+            *v += 1;
+        }
+    }
+    let min = if rows >= READAHEAD_TWO_VOTES_FROM { 2 } else { 1 };
+    (0..n_expert as u32).filter(|&e| votes[e as usize] >= min).collect()
+}
+
+/// See [`readahead_union`].
+const READAHEAD_TWO_VOTES_FROM: usize = 16;
+
+/// The rows of a micro-batch of `rows` whose next-layer prediction is computed: every
+/// `stride`-th, at most [`PREDICT_ROWS`] of them (`(stride, count)`). The prediction is the next
+/// layer's router over those rows, as costly per row as the router itself (measured: reading ahead
+/// on all 2048 rows of a pass added 7 % to the prefill's compute); the union of a wide
+/// micro-batch's experts is named by far fewer rows.
+fn predict_rows(rows: usize) -> (usize, usize) {
+    let stride = rows.div_ceil(PREDICT_ROWS).max(1);
+    (stride, rows.div_ceil(stride))
+}
+
+/// See [`predict_rows`].
+const PREDICT_ROWS: usize = 64;
+
 /// Graph nodes one routed expert may take (its inputs, three projections with their biases,
 /// the activation, the weighting and the copy out).
 const NODES_PER_EXPERT: usize = 24;
@@ -922,4 +1064,68 @@ fn input<'a>(
     t.set_input();
     inputs.push((t, bytes));
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn micro_batches_given_and_chosen() {
+        // Given: passes of the width, the last narrower.
+        assert_eq!(micro_batches(2048, 512, false), (512, 4));
+        assert_eq!(micro_batches(501, 512, false), (501, 1));
+        assert_eq!(micro_batches(12, 8, false), (8, 2));
+        // Chosen: the fewest passes of at most the widest, of equal width.
+        assert_eq!(micro_batches(2048, 2048, true), (2048, 1));
+        assert_eq!(micro_batches(2049, 2048, true), (1025, 2));
+        assert_eq!(micro_batches(128, 2048, true), (128, 1));
+        assert_eq!(micro_batches(1, 2048, true), (1, 1));
+    }
+
+    #[test]
+    fn expected_union_grows_slower_than_its_rows() {
+        // One row routes k experts; 128 rows of top-8 over 128 route all but ~0.03 % ...
+        assert!((expected_union(128, 8, 1) - 8.0).abs() < 1e-9);
+        let u128 = expected_union(128, 8, 128);
+        assert!(u128 > 127.0 && u128 < 128.0, "{u128}");
+        // ... so two passes of 64 read more than one of 128.
+        assert!(2.0 * expected_union(128, 8, 64) > u128);
+        assert!((expected_union(8, 8, 3) - 8.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn readahead_takes_the_union_and_from_16_rows_two_votes() {
+        assert_eq!(readahead_union(&[3, 1, 1, 5], 8, 2), vec![1, 3, 5]);
+        let mut pred = vec![2; 15];
+        pred.push(6);
+        assert_eq!(readahead_union(&pred, 8, 16), vec![2]);
+        assert_eq!(readahead_union(&[7, 7, 99], 8, 2), vec![7], "ids out of range are ignored");
+    }
+
+    #[test]
+    fn predictions_on_at_most_64_evenly_spaced_rows() {
+        assert_eq!(predict_rows(1), (1, 1));
+        assert_eq!(predict_rows(64), (1, 64));
+        assert_eq!(predict_rows(65), (2, 33));
+        assert_eq!(predict_rows(128), (2, 64));
+        assert_eq!(predict_rows(2048), (32, 64));
+        assert_eq!(predict_rows(2047), (32, 64));
+    }
+
+    #[test]
+    fn plan_fit() {
+        let p = |union_max, capacity| PrefillPlan {
+            tokens: 128,
+            width: 128,
+            passes: 1,
+            auto: true,
+            union_est: 0.0,
+            capacity,
+            union_max,
+        };
+        assert!(p(100, 200).fit().starts_with("fits the pool beside"));
+        assert!(p(100, 150).fit().starts_with("fits the pool, without"));
+        assert!(p(100, 70).fit().starts_with("is wider"));
+    }
 }

@@ -91,10 +91,14 @@ impl Model {
         }
         if predict {
             // The next layer's router applied to this layer's FFN input: a guess at its experts.
+            // In a wide micro-batch on evenly spaced rows only (it costs as much as the router).
             let next = &self.layers[l + 1];
-            let guess = ctx.argsort_top_k(self.linear(ctx, next.router, next.router_b, h)?, kk as usize)?;
+            let (stride, rows) = super::predict_rows(keep);
+            let hr =
+                if stride == 1 { h } else { ctx.view(h, &[hp.n_embd as i64, rows as i64], &[h.nb()[1] * stride], 0)? };
+            let guess = ctx.argsort_top_k(self.linear(ctx, next.router, next.router_b, hr)?, kk as usize)?;
             let pred = self.state.get(self.st.pred);
-            g.build_forward_expand(ctx.cpy(guess, ctx.view(pred, &[kk], &[], 0)?)?)?;
+            g.build_forward_expand(ctx.cpy(guess, ctx.view(pred, &[kk, rows as i64], &[pred.nb()[1]], 0)?)?)?;
         }
         Ok(())
     }

@@ -1,7 +1,9 @@
 //! Look-ahead's bookkeeping (`--overlap`): the last prediction of each layer's experts, how
 //! each layer's predictions and speculative reads scored, and the rule that turns speculative
 //! reads off where they do not pay. The reads themselves (slots, tickets) belong to the
-//! streamer; this module decides and counts.
+//! streamer; this module decides and counts. A prefill's read-ahead (the next layer's experts
+//! its micro-batch's predictions name) reads under the same rule and counts its speculative
+//! entries here too; only decode's predictions are scored for accuracy.
 //!
 //! The rule: a layer's speculative reads stay on while at least a quarter of the entries they
 //! read are then used, judged once it has read [`LOOKAHEAD_JUDGE_LAYER`]; the whole look-ahead
@@ -89,6 +91,12 @@ impl Lookahead {
     pub fn predict(&mut self, layer: u32, experts: &[u32]) -> bool {
         self.predicted[layer as usize] = experts.to_vec();
         !self.layers[layer as usize].off
+    }
+
+    /// Whether `layer`'s speculative reads are on (a prefill's read-ahead asks this: its
+    /// predictions are not scored).
+    pub fn reads_on(&self, layer: u32) -> bool {
+        self.on && !self.layers[layer as usize].off
     }
 
     /// `layer`'s real routing: scores the prediction made for it, if any.

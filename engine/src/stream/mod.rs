@@ -635,12 +635,19 @@ unsafe impl ExpertProvider for StreamingExperts {
     }
 
     fn prefetch(&mut self, layer: u32, experts: &[u32]) {
-        if !self.lookahead.on() || self.phase != Phase::Decode {
+        if !self.lookahead.on() {
             return;
         }
         let t0 = Instant::now();
         let io_before = self.stats.io_s;
-        if !self.lookahead.predict(layer, experts) {
+        // A decode prediction is kept to be scored against the real routing; a prefill's
+        // (the union of a micro-batch's predictions) is not: accuracy is a decode figure. Both
+        // read under the same rule (a layer whose speculative entries go unused stops).
+        let reads_on = match self.phase {
+            Phase::Decode => self.lookahead.predict(layer, experts),
+            _ => self.lookahead.reads_on(layer),
+        };
+        if !reads_on {
             return;
         }
         let mut reqs = Vec::new();
