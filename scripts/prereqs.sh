@@ -6,6 +6,9 @@
 # Run by scripts/demo.sh and scripts/test.sh; idempotent and quiet when all is present.
 #
 #   scripts/prereqs.sh                     check, install what is missing
+#   scripts/prereqs.sh --test              also what scripts/test.sh needs: curl, python3-venv,
+#                                          and (optional) the cross compilers and emulators
+#                                          scripts/cross-run.sh runs aarch64 and Windows with
 #   scripts/prereqs.sh --find-libclang     print the libclang bindgen would load, exit 1 if none
 #
 # libclang is found the way clang-sys (bindgen's loader) finds it: when LIBCLANG_PATH is set,
@@ -87,17 +90,30 @@ command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 find_libclang >/dev/null || missing+=(libclang-dev)
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
 # `--test` (scripts/test.sh): also what the server's test drives it with (a Python virtual
-# environment for the openai client, and curl).
+# environment for the openai client, and curl), and what scripts/cross-run.sh runs the other
+# platforms with: the aarch64 cross compilers and qemu-user, mingw-w64 (its POSIX-threads
+# variant, which has C++ threads) and wine64. Those are optional: where they cannot be
+# installed here (not root, no apt-get) cross-run.sh says on one line that it skipped and why.
+optional=()
 if [ "${1:-}" = "--test" ]; then
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+  command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || optional+=(gcc-aarch64-linux-gnu)
+  command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 || optional+=(g++-aarch64-linux-gnu)
+  command -v qemu-aarch64 >/dev/null 2>&1 || optional+=(qemu-user)
+  command -v x86_64-w64-mingw32-gcc-posix >/dev/null 2>&1 || optional+=(gcc-mingw-w64-x86-64-posix)
+  command -v wine64 >/dev/null 2>&1 || [ -x /usr/lib/wine/wine64 ] || optional+=(wine64)
 fi
+
+can_apt=0
+[ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1 && can_apt=1
+[ $can_apt -eq 1 ] && missing+=("${optional[@]}")
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
-if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+if [ $can_apt -eq 1 ]; then
   echo "prereqs: installing ${missing[*]} with apt-get" >&2
   export DEBIAN_FRONTEND=noninteractive
   log=$(mktemp "${TMPDIR:-/tmp}/bmoe-prereqs.XXXXXX")

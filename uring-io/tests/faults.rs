@@ -18,6 +18,7 @@ const LANES: usize = 4;
 
 /// The inner backends to wrap: pread always, io_uring where the kernel allows.
 fn inners(pool: &Arc<BufferPool>) -> Vec<Box<dyn Backend>> {
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
     let mut v: Vec<Box<dyn Backend>> = vec![Box::new(PreadBackend::new(Arc::clone(pool), LANES).unwrap())];
     #[cfg(target_os = "linux")]
     {
