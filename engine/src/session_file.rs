@@ -53,14 +53,14 @@ impl ModelId {
     /// # Errors
     /// [`Error::File`] if a shard cannot be read.
     pub fn of(model: &GgufModel) -> Result<Self> {
-        use std::os::unix::fs::FileExt as _;
+        use std::io::{Seek as _, SeekFrom};
         let mut h = Sha256::new();
         h.update(FORMAT.as_bytes());
         h.update((model.shards.len() as u64).to_le_bytes());
         let mut buf = vec![0u8; SAMPLE_BYTES as usize];
         for s in &model.shards {
             let file_err = |err| Error::File { path: s.path.clone(), err };
-            let f = std::fs::File::open(&s.path).map_err(file_err)?;
+            let mut f = std::fs::File::open(&s.path).map_err(file_err)?;
             let (data, len) = (s.header.data_offset.min(s.header.file_len), s.header.file_len);
             h.update(len.to_le_bytes());
             std::io::copy(&mut (&f).take(data), &mut HashWriter(&mut h)).map_err(file_err)?;
@@ -73,7 +73,8 @@ impl ModelId {
                 // Evenly from the first window to the last, which ends at the file's end.
                 let at = data + (span.saturating_sub(SAMPLE_BYTES)) * i / (n - 1).max(1);
                 let w = SAMPLE_BYTES.min(len - at) as usize;
-                f.read_exact_at(&mut buf[..w], at).map_err(file_err)?;
+                // Seek and read rather than a positional read: this module builds on every target.
+                f.seek(SeekFrom::Start(at)).and_then(|_| f.read_exact(&mut buf[..w])).map_err(file_err)?;
                 h.update(&buf[..w]);
             }
         }
