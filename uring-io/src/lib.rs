@@ -31,4 +31,6 @@ pub use engine::{
 };
 pub use error::{Error, OsError, Result};
 pub use file::{OpenFile, OpenOptions};
+#[cfg(unix)]
+pub use pool::page_size;
 pub use pool::{BufferPool, Registration, CHUNK};

@@ -8,6 +8,11 @@
 //! it lets go of the pool. Registration can be refused (memlock limits); the
 //! pool then keeps working with plain reads and records why in
 //! [`Registration`], so a run can say so instead of silently being slower.
+//!
+//! The memory is anonymous by default. [`BufferPool::new_shared`] (Linux, Android) backs it
+//! with a memfd instead, so that a caller can map a slot's pages elsewhere too (the generic
+//! decoder overlays them onto llama.cpp's mapping of the model file): the same physical
+//! pages, committed once, seen at two addresses.
 
 use std::ptr::NonNull;
 use std::sync::Mutex;
@@ -35,6 +40,11 @@ pub struct BufferPool {
     ptr: NonNull<u8>,
     size: usize,
     registration: Mutex<Registration>,
+    /// The memfd behind the memory ([`BufferPool::new_shared`]); closed on drop, after unmap.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    memfd: Option<std::os::fd::OwnedFd>,
+    /// The memory is someone else's ([`BufferPool::borrowed`]): not freed on drop.
+    borrowed: bool,
 }
 
 // SAFETY: the pool is a plain region of memory with a stable address; it holds
@@ -52,12 +62,109 @@ impl BufferPool {
     /// # Errors
     /// [`Error::PoolAlloc`] if the memory cannot be mapped; [`Error::PoolRange`] for a zero size.
     pub fn new(size: usize) -> Result<Self> {
-        let size = crate::align::align_up(size as u64, BLOCK)
+        let size = Self::rounded(size)?;
+        let ptr = sys_alloc(size).map_err(|err| Error::PoolAlloc { bytes: size, err })?;
+        Ok(Self {
+            ptr,
+            size,
+            registration: Mutex::new(Registration::NotAttempted),
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            memfd: None,
+            borrowed: false,
+        })
+    }
+
+    /// A pool over memory the caller owns: `size` bytes at `ptr` (block-aligned), never
+    /// freed by the pool. Reads land there in place; it must not be registered (pass
+    /// `register: false` to the engine), since registering pins every page of it.
+    ///
+    /// # Safety
+    /// `ptr..ptr + size` must stay mapped for as long as the pool lives, and every range a read
+    /// is submitted into must be writable memory nobody else writes or frees while the read is
+    /// in flight.
+    ///
+    /// # Errors
+    /// [`Error::PoolRange`] for a null, unaligned or empty range.
+    pub unsafe fn borrowed(ptr: *mut u8, size: usize) -> Result<Self> {
+        let bad = Error::PoolRange { offset: ptr as usize, len: size, size: 0 };
+        let ptr = NonNull::new(ptr).ok_or(bad)?;
+        if ptr.as_ptr() as usize % BLOCK as usize != 0 || size == 0 {
+            return Err(Error::PoolRange { offset: ptr.as_ptr() as usize, len: size, size: 0 });
+        }
+        Ok(Self {
+            ptr,
+            size,
+            registration: Mutex::new(Registration::NotAttempted),
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            memfd: None,
+            borrowed: true,
+        })
+    }
+
+    fn rounded(size: usize) -> Result<usize> {
+        crate::align::align_up(size as u64, BLOCK)
             .and_then(|s| usize::try_from(s).ok())
             .filter(|&s| s > 0)
-            .ok_or(Error::PoolRange { offset: 0, len: size, size: 0 })?;
-        let ptr = sys_alloc(size).map_err(|err| Error::PoolAlloc { bytes: size, err })?;
-        Ok(Self { ptr, size, registration: Mutex::new(Registration::NotAttempted) })
+            .ok_or(Error::PoolRange { offset: 0, len: size, size: 0 })
+    }
+
+    /// A zero-filled pool of `size` bytes (rounded up to whole blocks) backed by a memfd, every
+    /// page committed now (written once), so that no read or mapping later faults one in: see
+    /// [`Self::memfd`]. `name` labels the memfd in `/proc/PID/fd` and `/proc/PID/maps`.
+    ///
+    /// # Errors
+    /// [`Error::PoolAlloc`] if the kernel has no memfd (`memfd_create` refused), cannot size
+    /// it, or cannot map it.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn new_shared(size: usize, name: &str) -> Result<Self> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        let size = Self::rounded(size)?;
+        let fail = |err: std::io::Error| Error::PoolAlloc { bytes: size, err: OsError::of(&err) };
+        let cname = std::ffi::CString::new(name).unwrap_or_default();
+        // SAFETY: a NUL-terminated name and flags; the kernel returns a new descriptor or -1.
+        let fd = unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(fail(std::io::Error::last_os_error()));
+        }
+        // SAFETY: fd is a descriptor we just created and nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let len = libc::off_t::try_from(size).map_err(|_| Error::PoolRange { offset: 0, len: size, size: 0 })?;
+        // SAFETY: sizing our own memfd.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), len) } != 0 {
+            return Err(fail(std::io::Error::last_os_error()));
+        }
+        // SAFETY: a shared mapping of our memfd with no address hint; no existing memory is
+        // affected. MAP_POPULATE commits the pages now, once.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_POPULATE,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(fail(std::io::Error::last_os_error()));
+        }
+        let ptr = NonNull::new(p.cast::<u8>()).ok_or(Error::PoolAlloc { bytes: size, err: OsError(libc::ENOMEM) })?;
+        // MAP_POPULATE of a shared mapping only maps pages; a write allocates them. One byte
+        // per page makes every page real (and zero) before any read lands or any overlay maps it.
+        let page = page_size();
+        for off in (0..size).step_by(page) {
+            // SAFETY: off < size, inside the mapping we just made and nobody else uses yet.
+            unsafe { ptr.as_ptr().add(off).write_volatile(0) };
+        }
+        Ok(Self { ptr, size, registration: Mutex::new(Registration::NotAttempted), memfd: Some(fd), borrowed: false })
+    }
+
+    /// The memfd behind the pool's memory, if it was made by [`Self::new_shared`]: pool offset
+    /// `o` is memfd offset `o`.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn memfd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        use std::os::fd::AsFd;
+        self.memfd.as_ref().map(|f| f.as_fd())
     }
 
     /// Bytes in the pool.
@@ -163,8 +270,18 @@ impl Drop for BufferPool {
     fn drop(&mut self) {
         // Every engine holding this pool keeps an `Arc` to it and drains its reads
         // before dropping that `Arc`, so nothing can still be writing here.
-        sys_free(self.ptr, self.size);
+        if !self.borrowed {
+            sys_free(self.ptr, self.size);
+        }
     }
+}
+
+/// The memory page size (4 KiB on x86-64; 4, 16 or 64 KiB on aarch64).
+#[cfg(unix)]
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(p).ok().filter(|&p| p.is_power_of_two()).unwrap_or(4096)
 }
 
 #[cfg(unix)]
@@ -226,6 +343,22 @@ mod tests {
         assert!(p.check(usize::MAX, 2).is_err());
         assert!(BufferPool::new(0).is_err());
         assert_eq!(p.registration(), Registration::NotAttempted);
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn a_shared_pool_is_its_memfd() {
+        use std::os::fd::AsRawFd;
+        let p = BufferPool::new_shared(3 * 4096 + 1, "bmoe-test").unwrap();
+        assert_eq!(p.size(), 4 * 4096);
+        assert!(BufferPool::new(4096).unwrap().memfd().is_none());
+        // SAFETY: no read is in flight into the pool; nothing else uses it.
+        unsafe { p.slice_mut(4096, 4096) }.fill(0xAB);
+        let mut got = [0u8; 8];
+        // SAFETY: reading 8 bytes of our own memfd at offset 4096 into a local buffer.
+        let n = unsafe { libc::pread(p.memfd().unwrap().as_raw_fd(), got.as_mut_ptr().cast(), 8, 4096) };
+        assert_eq!(n, 8);
+        assert_eq!(got, [0xAB; 8], "the pool's bytes are the memfd's");
     }
 
     #[test]
