@@ -23,7 +23,7 @@
 //! // Stream its experts through a 4 MiB cache, dense weights in anonymous memory, 2 threads.
 //! let stream = StreamOptions { cache: CacheSize::Bytes(4 << 20), force: true, ..StreamOptions::default() };
 //! let mut engine = Engine::builder(&path).stream(stream).dense(DenseWeights::Anon).threads(2).open()?;
-//! println!("{}", engine.report().mode_line()); // mode: streaming (backend uring, …)
+//! println!("{}", engine.report().mode_line()); // mode: streaming (decoder native, backend uring, …)
 //!
 //! let prompt = engine.tokenizer().tokenize("Once upon a time", true)?;
 //! let mut sampler = Sampler::new(Sampling::greedy(), engine.tokenizer().n_vocab())?;
@@ -38,7 +38,8 @@ pub use bmoe_engine as engine;
 
 pub use bmoe_engine::dense::DenseWeights;
 pub use bmoe_engine::engine::{
-    Engine, EngineBuilder, EngineKind, GenParams, Mode, MoeStream, Overlap, Report, StreamOptions, StreamReport,
+    DecoderKind, Engine, EngineBuilder, EngineKind, GenParams, Mode, MoeStream, Overlap, Report, StreamOptions,
+    StreamReport,
 };
 pub use bmoe_engine::llama::{Sampler, Sampling};
 pub use bmoe_engine::session::{CancelToken, Control, Generation, Telemetry, Token};

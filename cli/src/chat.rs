@@ -363,7 +363,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let tty_out = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let color = args.color && tty_out;
     let n_ctx = engine.report().n_ctx as usize;
-    eprintln!("load: {:.2} s", engine.report().load_s);
+    eprintln!("{}", engine.report().load_line());
     if tty_in {
         eprintln!("chat: {HELP}");
     }

@@ -22,7 +22,12 @@ pub struct Args {
 const MIB: f64 = (1u64 << 20) as f64;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let idx = ModelIndex::open(&args.model).with_context(|| format!("indexing {}", args.model.display()))?;
+    let idx = match ModelIndex::open(&args.model) {
+        Ok(i) => i,
+        // No native recipe: what the generic decoder streams of it.
+        Err(e) if e.not_streamable() => return generic(&args, e),
+        Err(e) => return Err(e).with_context(|| format!("indexing {}", args.model.display())),
+    };
     let shape = idx.shape();
     let k = shape.n_expert_used;
     let entries = idx.entry_bytes();
@@ -109,6 +114,109 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     println!("types:");
     for (kind, tys) in idx.types_by_kind() {
+        let t: Vec<String> = tys.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
+        println!("  {kind:<28} {}", t.join(", "));
+    }
+    println!("shards:  {}", idx.file.shards.len());
+    for s in &idx.file.shards {
+        println!("  {} ({} bytes, {} tensors)", s.path.display(), s.header.file_len, s.header.tensors.len());
+    }
+    Ok(())
+}
+
+/// `inspect` of a model only the generic decoder (llama.cpp's graph) runs: the experts found by
+/// their tensor names.
+fn generic(args: &Args, native: bmoe::engine::model::Error) -> anyhow::Result<()> {
+    use bmoe::engine::generic::index::GenericIndex;
+    let file =
+        bmoe::engine::gguf::open_model(&args.model).with_context(|| format!("reading {}", args.model.display()))?;
+    let idx = GenericIndex::new(file)
+        .with_context(|| format!("indexing {} (no native decoder either: {native})", args.model.display()))?;
+    let k = idx.n_expert_used;
+    let entries: Vec<u64> = idx.layers.iter().map(|l| l.entry_bytes()).collect();
+    let projections: Vec<serde_json::Value> = idx
+        .layers
+        .iter()
+        .map(|l| {
+            json!(l
+                .tensors
+                .iter()
+                .map(|t| (t.proj.name().to_string(), json!(t.bytes_per_expert)))
+                .collect::<serde_json::Map<_, _>>())
+        })
+        .collect();
+    let mut types: std::collections::BTreeMap<String, std::collections::BTreeMap<&str, u32>> = Default::default();
+    for t in &idx.file.tensors {
+        *types
+            .entry(bmoe::engine::model::tensor_kind(&t.name).to_string())
+            .or_default()
+            .entry(t.ty.name())
+            .or_default() += 1;
+    }
+    let out = json!({
+        "arch": idx.arch,
+        "decoder": "generic",
+        "n_layer": idx.n_layer(),
+        "n_moe_layer": idx.layers.len(),
+        "n_expert": idx.n_expert,
+        "n_expert_used": k,
+        "file_bytes": idx.file.file_bytes(),
+        "dense_bytes": idx.dense_bytes(),
+        "expert_bytes": idx.expert_bytes(),
+        "entry_bytes": entries,
+        "projection_bytes": projections,
+        "params_total": idx.n_params(),
+        "params_active": idx.active_params(k),
+        "cycle_bytes": idx.cycle_bytes(k),
+        "cycle_mib": idx.cycle_bytes(k) as f64 / MIB,
+        "cycle_mib_at_k": args.k.map(|kk| idx.cycle_bytes(kk) as f64 / MIB),
+        "types": types,
+        "shards": idx.file.shards.iter().map(|s| json!({"path": s.path.display().to_string(), "bytes": s.header.file_len, "tensors": s.header.tensors.len()})).collect::<Vec<_>>(),
+    });
+    if args.json {
+        println!("{out}");
+        return Ok(());
+    }
+    println!("model:   {}", args.model.display());
+    println!(
+        "arch:    {} (generic decoder: llama.cpp's graph)  layers {} ({} MoE)  experts {}  top-k {k}",
+        idx.arch,
+        idx.n_layer().map_or("?".into(), |n| n.to_string()),
+        idx.layers.len(),
+        idx.n_expert
+    );
+    println!(
+        "bytes:   file {} ({:.2} GB)  dense {} ({:.1} MiB)  experts {} ({:.1} MiB)",
+        idx.file.file_bytes(),
+        idx.file.file_bytes() as f64 / 1e9,
+        idx.dense_bytes(),
+        idx.dense_bytes() as f64 / MIB,
+        idx.expert_bytes(),
+        idx.expert_bytes() as f64 / MIB
+    );
+    println!(
+        "params:  {:.3} B total, {:.3} B active per token (dense + top-{k} experts)",
+        idx.n_params() as f64 / 1e9,
+        idx.active_params(k) as f64 / 1e9
+    );
+    let mut sizes: Vec<(String, usize)> = Vec::new();
+    for l in &idx.layers {
+        let parts: Vec<String> =
+            l.tensors.iter().map(|t| format!("{} {}", t.proj.name(), t.bytes_per_expert)).collect();
+        let e = format!("{} B ({})", l.entry_bytes(), parts.join(", "));
+        match sizes.iter_mut().find(|(s, _)| *s == e) {
+            Some((_, n)) => *n += 1,
+            None => sizes.push((e, 1)),
+        }
+    }
+    let sizes: Vec<String> = sizes.iter().map(|(s, n)| format!("{n} layers × {s}")).collect();
+    println!("entry:   {}", sizes.join("; "));
+    println!("cycle:   {:.1} MiB at k={k} (Σ layers min(k, n_expert) × entry)", idx.cycle_bytes(k) as f64 / MIB);
+    if let Some(kk) = args.k {
+        println!("cycle:   {:.1} MiB at k={kk}", idx.cycle_bytes(kk) as f64 / MIB);
+    }
+    println!("types:");
+    for (kind, tys) in types {
         let t: Vec<String> = tys.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
         println!("  {kind:<28} {}", t.join(", "));
     }

@@ -59,6 +59,23 @@ impl MoeStream {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DecoderArg {
+    Auto,
+    Native,
+    Generic,
+}
+
+impl DecoderArg {
+    fn into_engine(self) -> engine::DecoderKind {
+        match self {
+            DecoderArg::Auto => engine::DecoderKind::Auto,
+            DecoderArg::Native => engine::DecoderKind::Native,
+            DecoderArg::Generic => engine::DecoderKind::Generic,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Overlap {
     /// Read, then compute (for A/B runs).
     Off,
@@ -223,6 +240,11 @@ pub struct Args {
     /// Stream experts from the file (`auto`: whenever this build can stream the architecture).
     #[arg(long, value_enum, default_value_t = MoeStream::Auto)]
     moe_stream: MoeStream,
+    /// Which decoder streams: `native` (bmoe's own decoder: the architectures of --list-archs),
+    /// `generic` (llama.cpp's own graph with the routed experts streamed in: any MoE architecture
+    /// llama.cpp decodes), `auto` (native where this build has the architecture, else generic).
+    #[arg(long, value_enum, default_value_t = DecoderArg::Auto)]
+    decoder: DecoderArg,
     /// Expert cache: `auto` (from free memory), a size (MiB, or with a unit: 512K, 4096M, 2G), or
     /// 0 (no cache: one layer's experts, re-read every token). Env BMOE_CACHE_MB when the flag
     /// is absent.
@@ -336,6 +358,7 @@ impl Args {
         let b = Engine::builder(model)
             .engine(self.engine.into_engine())
             .moe_stream(self.moe_stream.into_engine())
+            .decoder(self.decoder.into_engine())
             .stream(stream)
             .dense(self.dense_weights.unwrap_or(DenseWeights::Anon).into_engine())
             .context(self.ctx);
@@ -653,7 +676,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     writeln!(out)?;
     let end = engine.telemetry();
-    eprintln!("load: {:.2} s", report.load_s);
+    eprintln!("{}", report.load_line());
     let figures = engine.stream_figures();
     let summary = Summary::new(SummaryInputs {
         generation: &gen,

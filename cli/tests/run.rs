@@ -72,7 +72,7 @@ fn streaming_run_telemetry_and_cycle_warning() {
     // A budget of 0 (raised to one layer's top-k) is under the cycle: one warning.
     let (ok, out, err) = run(&["--cache-mb", "0", "--json", "--csv", csv.to_str().unwrap(), "--progress"]);
     assert!(ok, "{err}");
-    assert!(err.starts_with("mode: streaming (backend "), "{err}");
+    assert!(err.starts_with("mode: streaming (decoder native, backend "), "{err}");
     assert_eq!(err.matches("warning: the expert cache").count(), 1, "{err}");
     for line in ["moe-stream: read ", "moe-cache: hit ", "generation: ", "compute: CPU occupancy"] {
         assert!(err.contains(line), "missing `{line}` in {err}");
@@ -251,7 +251,7 @@ fn io_uring_refused_falls_back_and_the_mode_line_says_why() {
     assert!(out.status.success(), "{err}");
     let mode = err.lines().find(|l| l.starts_with("mode: ")).unwrap_or_default();
     assert!(
-        mode.starts_with("mode: streaming (backend pread (io_uring unavailable: io_uring_setup: ")
+        mode.starts_with("mode: streaming (decoder native, backend pread (io_uring unavailable: io_uring_setup: ")
             && mode.contains("38"),
         "{mode}"
     );

@@ -17,6 +17,8 @@ use crate::cache::CachePolicy;
 use crate::decoder::{Decoder, LayerRoute, Options, RouteReplay, AUTO_UBATCH_MAX};
 use crate::dense::{DenseWeights, Mapping};
 use crate::error::{Error, Result};
+use crate::generic::index::GenericIndex;
+use crate::generic::{GenericEngine, GenericOptions, GenericReport};
 use crate::llama;
 use crate::model::{ModelIndex, MoeShape};
 use crate::provider::{ExpertProvider, ResidentExperts};
@@ -25,6 +27,8 @@ use crate::session_file;
 use crate::stream::budget::{self, CacheSize, Machine, Needs};
 use crate::stream::{StreamerOptions, StreamingExperts};
 use crate::telemetry::{StreamFigures, MIB};
+
+const GIB: f64 = (1u64 << 30) as f64;
 
 /// Which engine computes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,6 +63,31 @@ pub enum MoeStream {
     /// Whenever this build can stream the architecture; llama.cpp on mmap otherwise.
     #[default]
     Auto,
+}
+
+/// Which of the two decode paths streams (`--decoder`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DecoderKind {
+    /// Native where this build has the architecture's recipe, generic for every other MoE
+    /// architecture llama.cpp decodes.
+    #[default]
+    Auto,
+    /// bmoe's own decoder on ggml (per-expert pipelining, look-ahead).
+    Native,
+    /// llama.cpp's own graph, the routed experts' bytes supplied through its evaluation
+    /// callback (any MoE architecture llama.cpp decodes).
+    Generic,
+}
+
+impl DecoderKind {
+    /// The name `--decoder` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            DecoderKind::Auto => "auto",
+            DecoderKind::Native => "native",
+            DecoderKind::Generic => "generic",
+        }
+    }
 }
 
 /// Overlap of reads with compute (`--overlap`), lossless.
@@ -165,6 +194,9 @@ pub struct EngineBuilder {
     mem_available: Option<Option<u64>>,
     cancel: CancelToken,
     progress: LoadProgress,
+    decoder: DecoderKind,
+    poison: bool,
+    in_place: bool,
 }
 
 /// Told `(bytes done, bytes in all)` as the dense weights are read at open (a front end's
@@ -211,6 +243,8 @@ pub struct StreamReport {
     pub cycle_bytes: u64,
     /// The top-k applied.
     pub k: u32,
+    /// The generic decoder's facts (llama.cpp's graph), when it streams.
+    pub generic: Option<Box<GenericReport>>,
 }
 
 /// How the engine computes.
@@ -242,8 +276,8 @@ pub struct Report {
     pub n_expert_used: Option<u32>,
     /// The routing trace replayed (lossy): its name and decode steps.
     pub route_replay: Option<(String, usize)>,
-    /// The architecture and shape, for our decoder.
-    pub arch: Option<&'static str>,
+    /// The architecture and shape, for our decoders (the shape: the native one's).
+    pub arch: Option<String>,
     pub shape: Option<MoeShape>,
     /// Warnings to show once (the cache under one token's cycle).
     pub warnings: Vec<String>,
@@ -284,8 +318,11 @@ impl Report {
                     (false, _, Some(asked)) => format!(" (capped from {}: every expert fits)", fmt_bytes(asked)),
                     (false, _, None) => String::new(),
                 };
+                if let Some(g) = &s.generic {
+                    return self.generic_mode_line(s, g);
+                }
                 format!(
-                    "mode: streaming (backend {}{}, o_direct {}, lanes {}, fixed buffers {}, budget {}{}{}, \
+                    "mode: streaming (decoder native, backend {}{}, o_direct {}, lanes {}, fixed buffers {}, budget {}{}{}, \
                      policy {}, dense {}, overlap {}, threads {threads}{lossy})",
                     s.backend,
                     s.fallback.as_ref().map_or(String::new(), |why| format!(" (io_uring unavailable: {why})")),
@@ -313,6 +350,60 @@ impl Report {
         }
     }
 
+    /// The generic decoder's `mode:` line.
+    fn generic_mode_line(&self, s: &StreamReport, g: &GenericReport) -> String {
+        let raised = match (g.raised, g.map_capped, s.capped_from) {
+            (true, _, _) => format!(" (raised from {} to one token's top-{})", fmt_bytes(s.requested_bytes), s.k),
+            (false, Some(slots), _) => {
+                format!(" (capped to {slots} slots: the overlays must stay under vm.max_map_count)")
+            }
+            (false, None, Some(asked)) => format!(" (capped from {}: every expert fits)", fmt_bytes(asked)),
+            _ => String::new(),
+        };
+        let ubatch = g.ubatch_lowered_from.map_or(String::new(), |from| {
+            format!(", ubatch {} (lowered from {from}: one layer's routed experts fit the cache)", g.ubatch)
+        });
+        let backing = match &g.in_place {
+            None => "experts overlaid from a memfd pool".to_string(),
+            Some(why) => format!(
+                "experts read in place into llama.cpp's mapping, pages claimed per miss and freed per eviction (no memfd pool: {why})"
+            ),
+        };
+        format!(
+            "mode: streaming (decoder generic: llama.cpp's graph, {backing}{}; backend {}{}, \
+             o_direct {}, lanes {}, fixed buffers {}, budget {}{}{raised}, policy {}, dense on llama.cpp's mapping, \
+             overlap {}{ubatch}, threads {}{})",
+            if g.poisoned { ", expert pages poisoned" } else { "" },
+            s.backend,
+            s.fallback.as_ref().map_or(String::new(), |why| format!(" (io_uring unavailable: {why})")),
+            if s.o_direct { "on" } else { "off" },
+            s.lanes,
+            if s.fixed_buffers { "yes" } else { "no" },
+            fmt_bytes(s.pool_bytes),
+            if s.auto { " auto" } else { "" },
+            s.policy,
+            if s.overlap == Overlap::Off { "off" } else { "on (each projection computes while the next ones read)" },
+            self.threads,
+            self.lossy(),
+        )
+    }
+
+    /// The `load:` line: the seconds `open` took, and for the generic decoder what llama.cpp's
+    /// load read and what was released after it.
+    pub fn load_line(&self) -> String {
+        let generic = match &self.mode {
+            Mode::Streaming(StreamReport { generic: Some(g), .. }) => format!(
+                " (llama.cpp's load {:.2} s, reading {} of the model from storage (its mmap populate); \
+                 {} of expert pages released after it)",
+                g.llama_load_s,
+                g.llama_read_bytes.map_or("an unmeasured amount".into(), |b| format!("{:.2} GiB", b as f64 / GIB)),
+                fmt_bytes(g.released_bytes),
+            ),
+            _ => String::new(),
+        };
+        format!("load: {:.2} s{generic}", self.load_s)
+    }
+
     /// The engine's knobs for a CSV preamble, as `(head, tail)`: a front end puts its own
     /// generation knobs (`n_predict`, sampler) between the two.
     pub fn knobs(&self) -> (Knobs, Knobs) {
@@ -332,7 +423,7 @@ impl Report {
                 self.route_replay.as_ref().map_or("off".into(), |(s, n)| format!("{s} (lossy, {n} steps)")),
             ),
         ];
-        if let (Some(arch), Some(sh)) = (self.arch, self.shape) {
+        if let (Some(arch), Some(sh)) = (&self.arch, self.shape) {
             tail.push(("arch", arch.to_string()));
             tail.push((
                 "shape",
@@ -359,8 +450,9 @@ impl Report {
                 ("io_lanes", s.lanes.to_string()),
                 ("o_direct", s.o_direct.to_string()),
                 ("fixed_buffers", s.fixed_buffers.to_string()),
-                ("dense_weights", s.dense.name().to_string()),
+                ("dense_weights", if s.generic.is_some() { "llama-mmap".into() } else { s.dense.name().to_string() }),
                 ("overlap", s.overlap.name().to_string()),
+                ("decoder", if s.generic.is_some() { "generic".into() } else { "native".into() }),
             ]),
             Mode::Resident => tail.push(("moe_stream", "off".into())),
             Mode::Llama { .. } => {}
@@ -389,6 +481,7 @@ impl GenParams {
 enum Runner {
     Resident(Box<Decoder<ResidentExperts>>),
     Stream(Box<Decoder<StreamingExperts>>),
+    Generic(Box<GenericEngine>),
     Llama(llama::Session),
 }
 
@@ -572,6 +665,9 @@ impl Engine {
             mem_available: None,
             cancel: CancelToken::default(),
             progress: LoadProgress::default(),
+            decoder: DecoderKind::Auto,
+            poison: false,
+            in_place: false,
         }
     }
 }
@@ -651,6 +747,29 @@ impl EngineBuilder {
     /// default the engine makes its own ([`Engine::cancel_handle`]).
     pub fn cancel(mut self, token: CancelToken) -> Self {
         self.cancel = token;
+        self
+    }
+
+    /// Which decode path streams (default: native where this build has the recipe).
+    pub fn decoder(mut self, d: DecoderKind) -> Self {
+        self.decoder = d;
+        self
+    }
+
+    /// Tests only: with the generic decoder, map 0xFF bytes over every page wholly inside an
+    /// expert tensor before the first decode and back over them on eviction, so that equal bits
+    /// prove every routed byte came from the cache's slots.
+    #[doc(hidden)]
+    pub fn poison_experts(mut self, on: bool) -> Self {
+        self.poison = on;
+        self
+    }
+
+    /// Tests only: the generic decoder's fallback (reads in place into llama.cpp's mapping, the
+    /// design for kernels without memfd) even where a memfd pool works.
+    #[doc(hidden)]
+    pub fn generic_in_place(mut self, on: bool) -> Self {
+        self.in_place = on;
         self
     }
 
@@ -742,30 +861,81 @@ impl EngineBuilder {
         // can be, to size its KV cache before llama.cpp allocates it.)
         let mut kind = self.kind;
         let mut index = None;
+        let mut generic_index = None;
         let mut not_streamable = None;
-        match ModelIndex::open(&self.path) {
-            Ok(i) => index = Some(i),
-            Err(e) if kind != EngineKind::Bmoe => drop(e),
-            Err(e) if e.not_streamable() && self.moe_stream == MoeStream::Auto => {
-                not_streamable = Some(e.to_string());
-                kind = EngineKind::Llama;
+        let generic_of =
+            |path: &Path| crate::gguf::open_model(path).map_err(crate::model::Error::from).and_then(GenericIndex::new);
+        if kind == EngineKind::Bmoe && self.decoder == DecoderKind::Generic {
+            if self.moe_stream == MoeStream::Off {
+                return Err(Error::Invalid(
+                    "--decoder generic streams the experts under llama.cpp's graph; resident, that graph is --engine llama-plain".into(),
+                ));
             }
-            Err(e) => return Err(at("indexing")(e.into())),
+            generic_index = Some(generic_of(&self.path).map_err(|e| at("indexing")(e.into()))?);
+        } else {
+            match ModelIndex::open(&self.path) {
+                Ok(i) => index = Some(i),
+                Err(e) if kind != EngineKind::Bmoe => drop(e),
+                // No native recipe: llama.cpp's graph streams any MoE architecture it decodes
+                // (resident: llama.cpp's own run of it).
+                Err(e) if e.not_streamable() && self.decoder == DecoderKind::Auto => match generic_of(&self.path) {
+                    Ok(g) if self.moe_stream == MoeStream::Off => {
+                        drop(g);
+                        kind = EngineKind::LlamaPlain;
+                    }
+                    Ok(g) => generic_index = Some(g),
+                    Err(ge) if ge.not_streamable() && self.moe_stream == MoeStream::Auto => {
+                        not_streamable = Some(ge.to_string());
+                        kind = EngineKind::Llama;
+                    }
+                    Err(ge) => return Err(at("indexing")(ge.into())),
+                },
+                Err(e) if e.not_streamable() && self.moe_stream == MoeStream::Auto => {
+                    not_streamable = Some(e.to_string());
+                    kind = EngineKind::Llama;
+                }
+                Err(e) => return Err(at("indexing")(e.into())),
+            }
         }
         if let Some(i) = &index {
             check_k(i, self.n_expert_used)?;
             let resident_dense = if kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
             check_memory(i, self.n_ctx, n_ubatch, resident_dense, mem_available)?;
         }
-        let vocab = match kind {
-            EngineKind::Llama => llama::Model::mmap(&self.path),
-            EngineKind::LlamaPlain => llama::Model::mmap_plain_kernels(&self.path),
-            EngineKind::Bmoe => llama::Model::vocab_only(&self.path),
+        if let Some(g) = &generic_index {
+            if self.n_expert_used.is_some() {
+                return Err(Error::Invalid(
+                    "--n-expert-used is not built for the generic decoder yet (it would override the file's expert_used_count in llama.cpp)".into(),
+                ));
+            }
+            if self.route_replay.is_some() {
+                return Err(Error::Invalid("--route-replay is not built for the generic decoder yet".into()));
+            }
+            if self.stream.overlap.lookahead() && self.stream.overlap != Overlap::Full {
+                return Err(Error::Invalid(
+                    "--overlap lookahead: look-ahead is not built for the generic decoder (--overlap full or pipeline: each projection computes while the next ones read)".into(),
+                ));
+            }
+            let _ = g;
         }
+        // The generic decoder's llama.cpp model is the whole model, loaded when it opens; it is
+        // the tokenizer too.
+        let vocab = match kind {
+            _ if generic_index.is_some() => None,
+            EngineKind::Llama => Some(llama::Model::mmap(&self.path)),
+            EngineKind::LlamaPlain => Some(llama::Model::mmap_plain_kernels(&self.path)),
+            EngineKind::Bmoe => Some(llama::Model::vocab_only(&self.path)),
+        }
+        .transpose()
         .map_err(|e| at("loading in llama.cpp")(e.into()))?;
-        let vocab = Arc::new(vocab);
-        // llama.cpp keeps its own default micro-batch under `auto`.
-        let n_ubatch = if self.auto_ubatch && kind != EngineKind::Bmoe { 512.min(self.n_ctx) } else { n_ubatch };
+        let mut vocab = vocab.map(Arc::new);
+        // llama.cpp (and its graph under the generic decoder) keeps its own default micro-batch
+        // under `auto`.
+        let n_ubatch = if self.auto_ubatch && (kind != EngineKind::Bmoe || generic_index.is_some()) {
+            512.min(self.n_ctx)
+        } else {
+            n_ubatch
+        };
         let opts = Options {
             n_ctx: self.n_ctx,
             n_threads: threads,
@@ -798,12 +968,72 @@ impl EngineBuilder {
             auto_ubatch: opts.auto_ubatch,
             n_expert_used: self.n_expert_used,
             route_replay: replay.as_ref().map(|r| (r.source.clone(), r.len())),
-            arch: index.as_ref().map(|i| i.arch.name),
+            arch: index
+                .as_ref()
+                .map(|i| i.arch.name.to_string())
+                .or_else(|| generic_index.as_ref().map(|g| g.arch.clone())),
             shape: index.as_ref().map(ModelIndex::shape),
             warnings,
             load_s: 0.0,
         };
         let runner = match (kind, &index) {
+            (EngineKind::Bmoe, None) if generic_index.is_some() => {
+                let g = generic_index.as_ref().expect("checked");
+                let so = &self.stream;
+                let go = GenericOptions {
+                    cache: so.cache,
+                    floor_bytes: so.floor_bytes,
+                    ceiling_bytes: so.ceiling_bytes,
+                    force: so.force,
+                    policy: so.policy,
+                    io: so.io,
+                    n_ctx: self.n_ctx,
+                    n_threads: threads,
+                    n_ubatch,
+                    mem_available: self.mem_available,
+                    poison: self.poison,
+                    pipeline: so.overlap.pipeline(),
+                    in_place: self.in_place,
+                };
+                let progress = &*self.progress.0;
+                let (engine, gr) = GenericEngine::open(&self.path, g, go, &mut |p| {
+                    progress((f64::from(p) * 1e6) as u64, 1_000_000);
+                })
+                .map_err(at("opening (generic decoder)"))?;
+                vocab = Some(engine.model().clone());
+                let s = StreamReport {
+                    backend: gr.backend,
+                    fallback: gr.fallback.clone(),
+                    o_direct: gr.o_direct,
+                    lanes: gr.lanes,
+                    fixed_buffers: gr.fixed_buffers,
+                    pool_bytes: gr.pool_bytes,
+                    requested_bytes: gr.requested_bytes,
+                    capped_from: gr.capped_from,
+                    auto: gr.auto,
+                    raised: gr.raised,
+                    policy: so.policy,
+                    dense: self.dense,
+                    overlap: so.overlap,
+                    floor_bytes: so.floor_bytes,
+                    ceiling_bytes: so.ceiling_bytes,
+                    cycle_bytes: gr.cycle_bytes,
+                    k: gr.k,
+                    generic: Some(Box::new(gr)),
+                };
+                if s.pool_bytes < s.cycle_bytes {
+                    report.warnings.push(format!(
+                        "warning: the expert cache ({}) is smaller than one token's worst-case expert cycle ({} at \
+                         top-{}): expect most experts to be re-read every token",
+                        fmt_bytes(s.pool_bytes),
+                        fmt_bytes(s.cycle_bytes),
+                        s.k
+                    ));
+                }
+                report.n_ubatch = s.generic.as_ref().map_or(n_ubatch, |g| g.ubatch);
+                report.mode = Mode::Streaming(s);
+                Runner::Generic(Box::new(engine))
+            }
             (EngineKind::Bmoe, Some(index)) if self.moe_stream != MoeStream::Off => {
                 let so = &self.stream;
                 let k = self.n_expert_used.unwrap_or(index.shape().n_expert_used);
@@ -874,6 +1104,7 @@ impl EngineBuilder {
                     ceiling_bytes: so.ceiling_bytes,
                     cycle_bytes: cycle,
                     k,
+                    generic: None,
                 };
                 if s.pool_bytes < cycle {
                     report.warnings.push(format!(
@@ -893,9 +1124,11 @@ impl EngineBuilder {
             }
             _ => {
                 report.mode = Mode::Llama { plain: kind == EngineKind::LlamaPlain, not_streamable };
-                Runner::Llama(llama::Session::new(vocab.clone(), self.n_ctx, threads, n_ubatch)?)
+                let model = vocab.clone().expect("loaded above");
+                Runner::Llama(llama::Session::new(model, self.n_ctx, threads, n_ubatch)?)
             }
         };
+        let vocab = vocab.expect("every runner has its llama.cpp model");
         let mut engine = Engine {
             runner,
             vocab,
@@ -919,7 +1152,7 @@ macro_rules! with_decoder {
         match $runner {
             Runner::Resident($d) => $f,
             Runner::Stream($d) => $f,
-            Runner::Llama(_) => $none,
+            Runner::Generic(_) | Runner::Llama(_) => $none,
         }
     };
 }
@@ -956,6 +1189,7 @@ impl Engine {
         match &mut self.runner {
             Runner::Resident(d) => d.as_mut(),
             Runner::Stream(d) => d.as_mut(),
+            Runner::Generic(g) => g.as_mut(),
             Runner::Llama(s) => s,
         }
     }
@@ -1067,7 +1301,14 @@ impl Engine {
             engine: self.report.kind.name(),
             n_ctx: self.report.n_ctx,
             n_vocab: self.vocab.n_vocab() as u32,
-            experts: self.index.as_ref().map(|i| i.layers.iter().map(|l| l.n_expert).collect()),
+            experts: match (&self.index, &self.runner) {
+                (Some(i), _) => Some(i.layers.iter().map(|l| l.n_expert).collect()),
+                (None, Runner::Generic(g)) => {
+                    let geom = g.experts().cache().geometry();
+                    Some(vec![geom.n_expert(); geom.n_layer() as usize])
+                }
+                _ => None,
+            },
             state_bytes_per_token: per_token,
             // Our decoder's state is its F16 KV cache; llama.cpp's is its own format.
             state_f16: per_token.is_some(),
@@ -1100,6 +1341,7 @@ impl Engine {
         self.kv = saved.tokens;
         Ok(match &mut self.runner {
             Runner::Stream(d) => d.provider_mut().warm(&saved.experts),
+            Runner::Generic(g) => g.experts_mut().warm(&saved.experts),
             _ => Ok(0),
         })
     }
@@ -1127,11 +1369,13 @@ impl Engine {
 
     /// The (layer, expert) entries the expert cache holds (none unless streaming).
     fn cached_experts(&self) -> Vec<[u32; 2]> {
-        self.streamer()
-            .map(|s| {
-                let c = s.cache();
-                c.resident_ids().map(|id| c.geometry().key(id)).map(|k| [k.layer, k.expert]).collect()
-            })
+        let cache = match &self.runner {
+            Runner::Stream(d) => Some(d.provider().cache()),
+            Runner::Generic(g) => Some(g.experts().cache()),
+            _ => None,
+        };
+        cache
+            .map(|c| c.resident_ids().map(|id| c.geometry().key(id)).map(|k| [k.layer, k.expert]).collect())
             .unwrap_or_default()
     }
 
@@ -1191,6 +1435,17 @@ impl Engine {
     /// The streaming figures for a summary (None unless streaming).
     pub fn stream_figures(&self) -> Option<StreamFigures> {
         let Mode::Streaming(s) = &self.report.mode else { return None };
+        if let Runner::Generic(_) = &self.runner {
+            return Some(StreamFigures {
+                budget_mib: s.pool_bytes as f64 / MIB,
+                cycle_mib: s.cycle_bytes as f64 / MIB,
+                overlap: false,
+                lookahead_off: None,
+                lookahead_layers: Vec::new(),
+                llama_load: s.generic.as_ref().map(|g| (g.llama_load_s, g.llama_read_bytes)),
+                prefill_plan: None,
+            });
+        }
         let Runner::Stream(d) = &self.runner else { return None };
         Some(StreamFigures {
             budget_mib: s.pool_bytes as f64 / MIB,
@@ -1198,6 +1453,7 @@ impl Engine {
             overlap: s.overlap != Overlap::Off,
             lookahead_off: d.provider().lookahead().1.map(str::to_string),
             lookahead_layers: d.provider().lookahead_layers().to_vec(),
+            llama_load: None,
             prefill_plan: d.prefill_plan(),
         })
     }
@@ -1206,6 +1462,22 @@ impl Engine {
     pub fn streamer(&self) -> Option<&StreamingExperts> {
         match &self.runner {
             Runner::Stream(d) => Some(d.provider()),
+            _ => None,
+        }
+    }
+
+    /// The generic decoder (None unless it runs), for tools and tests.
+    pub fn generic(&self) -> Option<&GenericEngine> {
+        match &self.runner {
+            Runner::Generic(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The generic decoder, mutably (tests).
+    pub fn generic_mut(&mut self) -> Option<&mut GenericEngine> {
+        match &mut self.runner {
+            Runner::Generic(g) => Some(g),
             _ => None,
         }
     }

@@ -34,6 +34,8 @@ pub mod dense;
 #[cfg(feature = "ffi")]
 pub mod engine;
 mod error;
+#[cfg(feature = "ffi")]
+pub mod generic;
 pub mod gguf;
 #[cfg(feature = "ffi")]
 pub mod llama;

@@ -94,7 +94,24 @@ impl Model {
         Self::load(path, false, false)
     }
 
+    /// [`Self::mmap_plain_kernels`], telling `progress` llama.cpp's load progress (0 to 1).
+    ///
+    /// # Errors
+    /// [`Error::Load`].
+    pub fn mmap_plain_kernels_with_progress(path: &Path, progress: &mut dyn FnMut(f32)) -> Result<Self> {
+        Self::load_with(path, false, false, Some(progress))
+    }
+
     fn load(path: &Path, vocab_only: bool, extra_bufts: bool) -> Result<Self> {
+        Self::load_with(path, vocab_only, extra_bufts, None)
+    }
+
+    fn load_with(
+        path: &Path,
+        vocab_only: bool,
+        extra_bufts: bool,
+        mut progress: Option<&mut dyn FnMut(f32)>,
+    ) -> Result<Self> {
         init();
         let c = path.to_str().and_then(|s| CString::new(s).ok()).ok_or_else(|| Error::Path(path.into()))?;
         // SAFETY: returns a plain struct by value.
@@ -102,7 +119,19 @@ impl Model {
         params.vocab_only = vocab_only;
         params.load_mode = sys::LLAMA_LOAD_MODE_MMAP;
         params.use_extra_bufts = extra_bufts;
-        // SAFETY: c is a valid NUL-terminated path; params came from llama.cpp's defaults.
+        /// llama.cpp's progress callback: the user data is the `&mut dyn FnMut(f32)` below.
+        unsafe extern "C" fn on_progress(p: f32, ud: *mut std::ffi::c_void) -> bool {
+            // SAFETY: ud is the `&mut &mut dyn FnMut(f32)` passed below, alive for the load call.
+            let f = unsafe { &mut *ud.cast::<&mut dyn FnMut(f32)>() };
+            f(p);
+            true
+        }
+        if let Some(f) = progress.as_mut() {
+            params.progress_callback = Some(on_progress);
+            params.progress_callback_user_data = (f as *mut &mut dyn FnMut(f32)).cast();
+        }
+        // SAFETY: c is a valid NUL-terminated path; params came from llama.cpp's defaults; the
+        // progress closure outlives the call (llama.cpp calls it only during the load).
         let ptr = unsafe { sys::llama_model_load_from_file(c.as_ptr(), params) };
         Ok(Self { ptr: NonNull::new(ptr).ok_or_else(|| Error::Load { path: path.into() })? })
     }
@@ -476,6 +505,20 @@ pub struct Session {
     n_ctx: u32,
     n_ubatch: u32,
     n_past: i32,
+    /// The thread pool attached by [`Session::with_hooks`]; freed after the context.
+    pool: Option<crate::ggml::ThreadPool>,
+}
+
+/// What a context built by [`Session::with_hooks`] calls back into: ggml's scheduler evaluation
+/// callback (asked before each node is computed, told after each node it asked for) and the
+/// abort callback (checked after every node; true stops `llama_decode`, which then returns 2
+/// and removes the micro-batch from the KV cache).
+#[derive(Debug)]
+pub struct Hooks {
+    pub eval: sys::ggml_backend_sched_eval_callback,
+    pub eval_data: *mut std::ffi::c_void,
+    pub abort: sys::ggml_abort_callback,
+    pub abort_data: *mut std::ffi::c_void,
 }
 
 // SAFETY: the context is used through &mut self only (llama.cpp contexts are not shared
@@ -489,6 +532,40 @@ impl Session {
     /// # Errors
     /// [`Error::Context`].
     pub fn new(model: Arc<Model>, n_ctx: u32, n_threads: usize, n_ubatch: u32) -> Result<Self> {
+        // SAFETY: no hooks: nothing to keep alive.
+        unsafe { Self::build(model, n_ctx, n_threads, n_ubatch, None) }
+    }
+
+    /// [`Self::new`] with `hooks` installed and a persistent thread pool of `n_threads`
+    /// attached (otherwise ggml makes and joins one per graph segment the hooks split).
+    ///
+    /// # Safety
+    /// `hooks`' callbacks must be sound for any tensor of llama.cpp's graphs, and their data
+    /// pointers must stay valid for as long as the session lives (they are called from the
+    /// thread that runs [`Self::forward`]).
+    ///
+    /// # Errors
+    /// [`Error::Context`]; [`Error::Call`] if the thread pool cannot be made.
+    pub unsafe fn with_hooks(
+        model: Arc<Model>,
+        n_ctx: u32,
+        n_threads: usize,
+        n_ubatch: u32,
+        hooks: Hooks,
+    ) -> Result<Self> {
+        // SAFETY: the caller's contract.
+        unsafe { Self::build(model, n_ctx, n_threads, n_ubatch, Some(hooks)) }
+    }
+
+    /// # Safety
+    /// As [`Self::with_hooks`] when `hooks` is given.
+    unsafe fn build(
+        model: Arc<Model>,
+        n_ctx: u32,
+        n_threads: usize,
+        n_ubatch: u32,
+        hooks: Option<Hooks>,
+    ) -> Result<Self> {
         // SAFETY: returns a plain struct by value.
         let mut p = unsafe { sys::llama_context_default_params() };
         p.n_ctx = n_ctx;
@@ -497,9 +574,32 @@ impl Session {
         p.n_threads = n_threads as i32;
         p.n_threads_batch = n_threads as i32;
         p.no_perf = true;
-        // SAFETY: a live model and params from llama.cpp's defaults.
+        let hooked = hooks.is_some();
+        if let Some(h) = hooks {
+            p.cb_eval = h.eval;
+            p.cb_eval_user_data = h.eval_data;
+            p.abort_callback = h.abort;
+            p.abort_callback_data = h.abort_data;
+        }
+        // SAFETY: a live model and params from llama.cpp's defaults (the hooks under the
+        // caller's contract).
         let ctx = unsafe { sys::llama_init_from_model(model.ptr.as_ptr(), p) };
-        Ok(Self { model, ctx: NonNull::new(ctx).ok_or(Error::Context { n_ctx })?, n_ctx, n_ubatch, n_past: 0 })
+        let ctx = NonNull::new(ctx).ok_or(Error::Context { n_ctx })?;
+        let mut s = Self { model, ctx, n_ctx, n_ubatch, n_past: 0, pool: None };
+        if hooked {
+            let pool =
+                crate::ggml::ThreadPool::new(n_threads).map_err(|e| Error::Call(format!("a thread pool: {e}")))?;
+            // SAFETY: a live context and pool; the session owns the pool and frees the context
+            // (which detaches it) first.
+            unsafe { sys::llama_attach_threadpool(ctx.as_ptr(), pool.as_ptr(), pool.as_ptr()) };
+            s.pool = Some(pool);
+        }
+        Ok(s)
+    }
+
+    /// The model this session runs.
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
     }
 
     /// Run `tokens` at the next positions; returns the logits of the last token, or of every

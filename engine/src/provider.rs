@@ -192,6 +192,9 @@ pub struct ProviderCounters {
     pub spec_useful: u64,
     pub predicted_real: u64,
     pub real_with_prediction: u64,
+    /// Seconds mapping cache pages over llama.cpp's mapping and back (the generic decoder; None
+    /// where nothing is overlaid).
+    pub overlay_s: Option<f64>,
 }
 
 /// Where the dense weights (everything but the routed experts) are read from.

@@ -70,6 +70,8 @@ pub struct Row {
     pub prefetched: Option<u64>,
     pub misses: Option<u64>,
     pub routed_bytes: Option<u64>,
+    /// Seconds overlaying cache pages (the generic decoder).
+    pub overlay_s: Option<f64>,
     pub majflt: u64,
 }
 
@@ -89,6 +91,7 @@ impl Row {
             prefetched: pb.map(|p| p.spec_useful - pa.spec_useful),
             misses: pb.map(|p| p.misses - pa.misses),
             routed_bytes: pb.map(|p| p.routed_bytes - pa.routed_bytes),
+            overlay_s: pb.and_then(|p| p.overlay_s).map(|o| o - pa.overlay_s.unwrap_or(0.0)),
             majflt,
         }
     }
@@ -149,6 +152,8 @@ pub struct Totals {
     pub prefetched: u64,
     pub misses: u64,
     pub routed_bytes: u64,
+    /// None unless some row measured it.
+    pub overlay_s: Option<f64>,
 }
 
 impl Totals {
@@ -162,6 +167,9 @@ impl Totals {
         self.prefetched += r.prefetched.unwrap_or(0);
         self.misses += r.misses.unwrap_or(0);
         self.routed_bytes += r.routed_bytes.unwrap_or(0);
+        if let Some(o) = r.overlay_s {
+            *self.overlay_s.get_or_insert(0.0) += o;
+        }
     }
 }
 
@@ -227,6 +235,8 @@ pub struct StreamFigures {
     pub lookahead_off: Option<String>,
     /// Per MoE layer look-ahead figures.
     pub lookahead_layers: Vec<LayerLookahead>,
+    /// The generic decoder: seconds of llama.cpp's load and the bytes it read from storage.
+    pub llama_load: Option<(f64, Option<u64>)>,
     /// How the last prompt was cut into micro-batches against the pool.
     pub prefill_plan: Option<PrefillPlan>,
 }
@@ -290,6 +300,9 @@ pub const SUMMARY_KEYS: &[&str] = &[
     "lookahead_accuracy_pct",
     "spec_MiB",
     "spec_useful_pct",
+    "overlay_ms/tok",
+    "load_llama_s",
+    "load_llama_read_GiB",
 ];
 
 impl Summary {
@@ -404,6 +417,10 @@ impl Summary {
         if let Some(si) = i.stream {
             put("cache_budget_MiB", json!(si.budget_mib));
             put("cache_cycle_mb", json!(si.cycle_mib));
+            if let Some((s, read)) = si.llama_load {
+                put("load_llama_s", json!(s));
+                put("load_llama_read_GiB", read.map_or(Value::Null, |b| json!(b as f64 / (1u64 << 30) as f64)));
+            }
         }
         if let (Some(p), Some(si)) = (i.end.provider, i.stream) {
             let read = mib(decode.read_bytes);
@@ -413,10 +430,14 @@ impl Summary {
             if measured {
                 lines.push(format!(
                     "moe-stream: read {read:.1} MiB in decode ({:.2} MiB/token); decode time: compute {:.3} s, cache \
-                     management {:.3} s, I/O wait (stall) {:.3} s, other {:.3} s; {} while reading",
+                     management {:.3} s{}, I/O wait (stall) {:.3} s, other {:.3} s; {} while reading",
                     read / steps as f64,
                     decode.compute_s,
                     decode.manage_s,
+                    decode.overlay_s.map_or(String::new(), |o| format!(
+                        " (of which overlaying cache pages onto llama.cpp's mapping {:.3} ms/token)",
+                        o * 1e3 / steps as f64
+                    )),
                     decode.io_s,
                     (decode_s - decode.compute_s - decode.manage_s - decode.io_s).max(0.0),
                     if decode.io_s > 0.0 {
@@ -445,6 +466,9 @@ impl Summary {
             put("stall_s/tok", per(decode.io_s));
             put("read_MiB/s", if decode.io_s > 0.0 { json!(read / decode.io_s) } else { Value::Null });
             put("evictions", json!(p.evictions));
+            if let Some(o) = decode.overlay_s {
+                put("overlay_ms/tok", per(o * 1e3));
+            }
             if si.overlap {
                 let acc = (p.real_with_prediction > 0)
                     .then(|| 100.0 * p.predicted_real as f64 / p.real_with_prediction as f64);

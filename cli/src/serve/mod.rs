@@ -104,7 +104,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // Ctrl-C and SIGTERM: a graceful shutdown (a second one ends the process at once).
     let signals = Signals::install(CancelToken::default()).context("installing the signal handlers")?;
     let engine = crate::run::open(run, &model_path, &signals)?;
-    eprintln!("load: {:.2} s", engine.report().load_s);
+    eprintln!("{}", engine.report().load_line());
     let lm = engine.tokenizer().clone();
     let template = match crate::chat::Template::new(&lm, run.chat_template.as_deref()) {
         Ok(t) => Some(t),

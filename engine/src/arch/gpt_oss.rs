@@ -119,5 +119,6 @@ fn gpt_oss(n_layer: u32, n_expert: u64) -> Shape {
         rms_eps: 1e-5,
         n_swa: 128,
         yarn: Some((32.0, 4096)),
+        extra: Vec::new(),
     }
 }

@@ -65,5 +65,6 @@ fn mixtral_8x7b() -> Shape {
         rms_eps: 1e-5,
         n_swa: 0,
         yarn: None,
+        extra: Vec::new(),
     }
 }

@@ -69,6 +69,36 @@ impl ArchSpec {
     }
 }
 
+/// An architecture `bmoe synth` writes and the generic decoder streams, with no native recipe:
+/// llama.cpp's own graph decodes it (`src/models/<arch>.cpp`), so all bmoe needs of it is a
+/// synthetic file llama.cpp loads unmodified, its presets of real models' shapes, and the
+/// generic gates.
+#[derive(Debug)]
+pub struct SynthSpec {
+    /// `general.architecture`.
+    pub name: &'static str,
+    /// The real models published under this name (for `--list-archs`).
+    pub models: &'static str,
+    /// What `bmoe synth` writes for it.
+    pub synth: SynthArch,
+    /// Presets of real models of this architecture: name and shape.
+    pub presets: &'static [Preset],
+}
+
+/// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
+/// gates check (one file each, like [`ARCHS`]).
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[];
+
+/// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
+pub fn synth_of(name: &str) -> Option<&'static SynthArch> {
+    spec(name).map(|a| &a.synth).or_else(|| GENERIC_ARCHS.iter().find(|a| a.name == name).map(|a| &a.synth))
+}
+
+/// Every architecture `bmoe synth` writes, with its presets: `(name, presets)`.
+pub fn synth_archs() -> impl Iterator<Item = (&'static str, &'static [Preset])> {
+    ARCHS.iter().map(|a| (a.name, a.presets)).chain(GENERIC_ARCHS.iter().map(|a| (a.name, a.presets)))
+}
+
 /// The routed experts' tensors, as every architecture of the table names them.
 pub(crate) const SWIGLU_EXPERTS: &[(Proj, &str)] =
     &[(Proj::Gate, "ffn_gate_exps"), (Proj::Up, "ffn_up_exps"), (Proj::Down, "ffn_down_exps")];

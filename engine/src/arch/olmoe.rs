@@ -84,5 +84,6 @@ fn olmoe_1b_7b() -> Shape {
         rms_eps: 1e-5,
         n_swa: 0,
         yarn: None,
+        extra: Vec::new(),
     }
 }

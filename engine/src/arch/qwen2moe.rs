@@ -100,5 +100,6 @@ fn qwen1_5_moe_a2_7b() -> Shape {
         rms_eps: 1e-6,
         n_swa: 0,
         yarn: None,
+        extra: Vec::new(),
     }
 }

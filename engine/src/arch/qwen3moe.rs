@@ -97,5 +97,6 @@ fn qwen3_30b_a3b() -> Shape {
         rms_eps: 1e-6,
         n_swa: 0,
         yarn: None,
+        extra: Vec::new(),
     }
 }

@@ -89,6 +89,24 @@ pub struct Shape {
     pub n_swa: u64,
     /// YaRN RoPE scaling: factor and original context (gpt-oss: 32 from 4096).
     pub yarn: Option<(f32, u64)>,
+    /// What an architecture's shape has beyond these (MLA ranks, linear-attention state sizes,
+    /// leading dense layers, …), by name: its file reads its own ([`Shape::get`]) and its `fit`
+    /// fills in what a generic preset (`tiny`, `small`) leaves out.
+    pub extra: Vec<(&'static str, f64)>,
+}
+
+impl Shape {
+    /// The extra value `name`, if the shape has it.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.extra.iter().find(|(k, _)| *k == name).map(|&(_, v)| v)
+    }
+
+    /// Set the extra value `name` unless the shape has it (a `fit`'s defaults).
+    pub fn or_set(&mut self, name: &'static str, v: f64) {
+        if self.get(name).is_none() {
+            self.extra.push((name, v));
+        }
+    }
 }
 
 /// The chat template written into synthetic models (ChatML, as Qwen3's, without tools).

@@ -540,6 +540,11 @@ impl ThreadPool {
         self.n_threads
     }
 
+    /// The raw pool, to attach to a llama.cpp context (which must not outlive it).
+    pub(crate) fn as_ptr(&self) -> *mut sys::ggml_threadpool {
+        self.ptr.as_ptr()
+    }
+
     /// Compute `graph`; returns when every node has been computed.
     ///
     /// # Errors

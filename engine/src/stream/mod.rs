@@ -627,6 +627,7 @@ unsafe impl ExpertProvider for StreamingExperts {
             spec_useful: la.spec_useful,
             predicted_real: la.predicted_real,
             real_with_prediction: la.real_with_prediction,
+            overlay_s: None,
         })
     }
 

@@ -30,7 +30,7 @@ use crate::gguf::{split_name, HeaderWriter, Value, ValueType};
 /// Why a synthetic model could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("synth: unknown architecture `{0}` (known: {known})", known = crate::arch::ARCHS.iter().map(|a| a.name).collect::<Vec<_>>().join(", "))]
+    #[error("synth: unknown architecture `{0}` (known: {known})", known = crate::arch::synth_archs().map(|a| a.0).collect::<Vec<_>>().join(", "))]
     UnknownArch(String),
     #[error("synth: unknown shape `{0}` (known: {known})", known = presets().join(", "))]
     UnknownShape(String),
@@ -56,13 +56,13 @@ pub const GENERIC_PRESETS: &[&str] = &["tiny", "small"];
 /// Every preset shape name: the generic ones, then each architecture's real models.
 pub fn presets() -> Vec<&'static str> {
     let mut v = GENERIC_PRESETS.to_vec();
-    v.extend(crate::arch::ARCHS.iter().flat_map(|a| a.presets.iter().map(|p| p.0)));
+    v.extend(crate::arch::synth_archs().flat_map(|a| a.1.iter().map(|p| p.0)));
     v
 }
 
 /// The architecture of a real model's preset (`None` for the generic shapes, which fit any).
 pub fn preset_arch(name: &str) -> Option<&'static str> {
-    crate::arch::ARCHS.iter().find(|a| a.presets.iter().any(|p| p.0 == name)).map(|a| a.name)
+    crate::arch::synth_archs().find(|a| a.1.iter().any(|p| p.0 == name)).map(|a| a.0)
 }
 
 /// The shape of preset `name`.
@@ -85,6 +85,7 @@ pub fn preset(name: &str) -> Option<Shape> {
             rms_eps: 1e-6,
             n_swa: 0,
             yarn: None,
+            extra: Vec::new(),
         },
         "small" => Shape {
             n_layer: 8,
@@ -103,8 +104,9 @@ pub fn preset(name: &str) -> Option<Shape> {
             rms_eps: 1e-6,
             n_swa: 0,
             yarn: None,
+            extra: Vec::new(),
         },
-        _ => return crate::arch::ARCHS.iter().flat_map(|a| a.presets).find(|p| p.0 == name).map(|p| (p.1)()),
+        _ => return crate::arch::synth_archs().flat_map(|a| a.1).find(|p| p.0 == name).map(|p| (p.1)()),
     })
 }
 
@@ -231,7 +233,7 @@ impl Options {
 }
 
 fn synth_arch(name: &str) -> Result<&'static SynthArch> {
-    crate::arch::spec(name).map(|a| &a.synth).ok_or_else(|| Error::UnknownArch(name.to_string()))
+    crate::arch::synth_of(name).ok_or_else(|| Error::UnknownArch(name.to_string()))
 }
 
 /// A tensor in the plan: its spec, type, and index in the whole model.

@@ -1,0 +1,588 @@
+//! The generic streamer: the routed experts of llama.cpp's graph, read into the slots of a
+//! memfd-backed registered pool that is the expert cache, and overlaid onto llama.cpp's mapping
+//! of the file ([`super::overlay`]) so that its own `mul_mat_id` reads them.
+//!
+//! The same parts as the native streamer: [`ExpertCache`] and its policies decide what stays,
+//! [`ReadEngine`] reads, the budget is whole slots. What differs is the unit of waiting: one
+//! `mul_mat_id` computes every routed expert of a projection at once, so a layer is routed as a
+//! whole ([`GenericExperts::route`]: hits pinned, misses given slots, every read submitted in
+//! the order the graph computes the projections) and waited for one projection at a time
+//! ([`GenericExperts::wait`]: its reads, then its windows overlaid), so that the graph computes
+//! the first projection while the others still read.
+//!
+//! Invariants: a slot's windows are restored before new bytes are read into it (an evicted
+//! entry's pages leave llama.cpp's mapping first); an entry whose read failed leaves the cache,
+//! its overlaid windows restored; nothing pinned is evicted.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bmoe_uring_io::{BufferPool, FileId, ReadEngine, Request, Ticket};
+
+use super::index::GenericIndex;
+use super::overlay::{Overlay, Window};
+use crate::cache::{Access, CachePolicy, EntryId, ExpertCache, ExpertKey, Geometry, Lookup, Phase, Position};
+use crate::error::{Error, Result};
+
+/// One projection of a MoE layer: where its experts lie and where they land in a slot.
+#[derive(Clone, Copy, Debug)]
+struct Region {
+    shard: usize,
+    /// File offset of expert 0's slice, and one slice's bytes.
+    base: u64,
+    len: u64,
+    /// Start of the projection's region in a slot (page-aligned).
+    start: usize,
+}
+
+/// The generic streamer's counters (cumulative).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GenericStats {
+    pub bytes_read: u64,
+    pub reads: u64,
+    /// Seconds waiting for reads.
+    pub io_s: f64,
+    /// Seconds of cache bookkeeping and submission.
+    pub manage_s: f64,
+    /// Payload bytes of every routed expert (hits and misses).
+    pub routed_bytes: u64,
+    pub max_layer_routed_bytes: u64,
+}
+
+/// The routed layer in progress.
+#[derive(Debug, Default)]
+struct Routed {
+    /// MoE layer index.
+    layer: usize,
+    /// The layer's routed entries (the union over the micro-batch), with their slots.
+    entries: Vec<(EntryId, u32)>,
+    /// Per entry of `entries` read now: per projection, its read's ticket (None once waited).
+    pending: Vec<(usize, Vec<Option<Ticket>>)>,
+    /// Projections waited for (and overlaid).
+    done: Vec<bool>,
+}
+
+/// The generic streamer. See the module docs.
+#[derive(Debug)]
+pub struct GenericExperts {
+    engine: ReadEngine,
+    pool: Arc<BufferPool>,
+    files: Vec<FileId>,
+    regions: Vec<Vec<Region>>,
+    slot_bytes: usize,
+    n_slots: usize,
+    cache: ExpertCache,
+    slot_of: Vec<Option<u32>>,
+    /// Per entry: which projections' windows are overlaid (bit p).
+    mapped: Vec<u32>,
+    free: Vec<u32>,
+    overlay: Overlay,
+    shard_len: Vec<u64>,
+    phase: Phase,
+    token: u64,
+    seq: u64,
+    evicted: Vec<ExpertKey>,
+    routed: Option<Routed>,
+    stats: GenericStats,
+    /// Test only: the n-th miss read (0-based) is skipped, its window overlaid with whatever
+    /// the slot held (the gates' negative case).
+    skip_read: Option<u64>,
+    /// Wait for every projection of a layer before its first computes (`--overlap off`).
+    serial: bool,
+}
+
+/// Bytes of a slot region for a slice of `len` bytes at any offset: whole pages, one more.
+pub fn region_bytes(len: u64, page: u64) -> usize {
+    (len.div_ceil(page) * page + page) as usize
+}
+
+/// The slot bytes of `index`'s experts with pages of `page` bytes: the widest layer's regions.
+pub fn slot_bytes(index: &GenericIndex, page: u64) -> usize {
+    index
+        .layers
+        .iter()
+        .map(|l| l.tensors.iter().map(|t| region_bytes(t.bytes_per_expert, page)).sum())
+        .max()
+        .unwrap_or(0)
+}
+
+impl GenericExperts {
+    /// A streamer of `index`'s experts in `n_slots` slots of `pool` (a memfd pool of at least
+    /// `n_slots × slot_bytes(index, page)` bytes) read by `engine`, overlaid through `overlay`.
+    ///
+    /// # Errors
+    /// The cache's for a bad geometry; the read engine's for a shard it cannot open.
+    pub fn new(
+        index: &GenericIndex,
+        engine: ReadEngine,
+        n_slots: usize,
+        policy: CachePolicy,
+        overlay: Overlay,
+    ) -> Result<Self> {
+        let page = overlay.page();
+        let slot_bytes = slot_bytes(index, page);
+        let pool = engine.pool().clone();
+        let fits = n_slots.checked_mul(slot_bytes).is_some_and(|b| b <= pool.size());
+        if pool.memfd().is_some() == overlay.in_place() || (!overlay.in_place() && !fits) {
+            return Err(Error::Invalid(format!(
+                "the generic streamer needs a memfd pool of {n_slots} slots of {slot_bytes} bytes (has {} bytes, memfd {}), \
+                 or in place a pool over llama.cpp's mapping",
+                pool.size(),
+                pool.memfd().is_some()
+            )));
+        }
+        let regions = index
+            .layers
+            .iter()
+            .map(|l| {
+                let mut at = 0;
+                l.tensors
+                    .iter()
+                    .map(|t| {
+                        let r = Region { shard: t.shard, base: t.offset, len: t.bytes_per_expert, start: at };
+                        at += region_bytes(t.bytes_per_expert, page);
+                        r
+                    })
+                    .collect()
+            })
+            .collect();
+        let geom = Geometry::new(index.n_expert, vec![slot_bytes as u64; index.layers.len()])?;
+        let cache = ExpertCache::new(geom, (n_slots * slot_bytes) as u64, policy.build()?);
+        let files = crate::dense::open_all(&engine, &index.file)?;
+        let n_entries = cache.geometry().n_entries();
+        Ok(Self {
+            engine,
+            pool,
+            files,
+            regions,
+            slot_bytes,
+            n_slots,
+            cache,
+            slot_of: vec![None; n_entries],
+            mapped: vec![0; n_entries],
+            free: (0..n_slots as u32).rev().collect(),
+            overlay,
+            shard_len: index.file.shards.iter().map(|s| s.header.file_len).collect(),
+            phase: Phase::Prefill,
+            token: 0,
+            seq: 0,
+            evicted: Vec::new(),
+            routed: None,
+            stats: GenericStats::default(),
+            skip_read: None,
+            serial: false,
+        })
+    }
+
+    /// Slots in the pool.
+    pub fn n_slots(&self) -> usize {
+        self.n_slots
+    }
+
+    /// Bytes of a slot.
+    pub fn slot_bytes(&self) -> usize {
+        self.slot_bytes
+    }
+
+    /// The read engine (backend, lanes, fixed buffers).
+    pub fn engine(&self) -> &ReadEngine {
+        &self.engine
+    }
+
+    /// The cache (counters, policy, resident entries).
+    pub fn cache(&self) -> &ExpertCache {
+        &self.cache
+    }
+
+    /// The overlay table (its counters).
+    pub fn overlay(&self) -> &Overlay {
+        &self.overlay
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> GenericStats {
+        self.stats
+    }
+
+    /// Projections of MoE layer `layer`.
+    pub fn n_proj(&self, layer: usize) -> usize {
+        self.regions[layer].len()
+    }
+
+    /// Wait for a layer's every projection before its first computes (read, then compute), or
+    /// each just before it computes (the default).
+    pub fn set_serial(&mut self, on: bool) {
+        self.serial = on;
+    }
+
+    /// Test only: skip the `n`-th miss's reads (0-based, counted over the streamer's life),
+    /// so the gates can show that a skipped read changes the bits.
+    #[doc(hidden)]
+    pub fn skip_read(&mut self, n: Option<u64>) {
+        self.skip_read = n;
+    }
+
+    /// A new forward pass: a prefill micro-batch or one decode step.
+    pub fn begin_step(&mut self, prefill: bool) {
+        self.phase = if prefill { Phase::Prefill } else { Phase::Decode };
+        self.token += 1;
+    }
+
+    fn window(&self, layer: usize, p: usize, expert: u32) -> (Window, u64, usize) {
+        let r = self.regions[layer][p];
+        let w = self.overlay.window(r.shard, r.base + u64::from(expert) * r.len, r.len);
+        let page = self.overlay.page();
+        let read_end = (w.end * page).min(self.shard_len[r.shard]);
+        (w, read_end - w.first * page, r.start)
+    }
+
+    fn pool_off(&self, slot: u32, start: usize) -> u64 {
+        (slot as usize * self.slot_bytes + start) as u64
+    }
+
+    /// Where the overlay table knows window `p` of entry `id` in `slot` by: its copy's pool
+    /// offset, or in place a number unique to the window.
+    fn copy_of(&self, id: EntryId, slot: u32, start: usize, p: usize) -> u64 {
+        if self.overlay.in_place() {
+            u64::from(id) * 64 + p as u64
+        } else {
+            self.pool_off(slot, start)
+        }
+    }
+
+    /// Put the overlaid windows of entry `id` (in `slot`) back.
+    fn unmap(&mut self, id: EntryId, slot: u32) -> Result<()> {
+        let key = self.cache.geometry().key(id);
+        let layer = key.layer as usize;
+        let pool = self.pool.clone();
+        let fd = pool.memfd();
+        for p in 0..self.regions[layer].len() {
+            if self.mapped[id as usize] & (1 << p) == 0 {
+                continue;
+            }
+            let (w, _, start) = self.window(layer, p, key.expert);
+            let copy = self.copy_of(id, slot, start, p);
+            self.overlay.restore(fd, w, copy)?;
+            self.mapped[id as usize] &= !(1 << p);
+        }
+        Ok(())
+    }
+
+    /// Free the slots of the entries the cache evicted, their windows restored first.
+    fn free_evicted(&mut self) -> Result<()> {
+        for k in std::mem::take(&mut self.evicted) {
+            let id = self.cache.geometry().id(k)?;
+            if let Some(slot) = self.slot_of[id as usize].take() {
+                self.unmap(id, slot)?;
+                self.free.push(slot);
+            }
+        }
+        Ok(())
+    }
+
+    /// Drop entry `id` (its bytes are not to be trusted): out of the cache, windows restored.
+    fn drop_entry(&mut self, id: EntryId) {
+        self.evicted.clear();
+        self.cache.remove(id, &mut self.evicted);
+        if let Some(slot) = self.slot_of[id as usize].take() {
+            // A restore that fails leaves a slot's bytes mapped: keep the slot out of use.
+            if self.unmap(id, slot).is_ok() {
+                self.free.push(slot);
+            }
+        }
+        self.evicted.clear();
+    }
+
+    /// Route MoE layer `layer` to `experts` (distinct, the union over the micro-batch): hits
+    /// pinned, misses given slots (evicting by policy, the evicted entries' windows restored)
+    /// and every read submitted, projection by projection in the graph's order (`order`: the
+    /// projections in the order the graph computes them, or none known yet).
+    ///
+    /// # Errors
+    /// [`Error::Provider`] when the union does not fit the slots; the cache's, the read
+    /// engine's, a mapping the kernel refused. The layer is then released, its misses dropped.
+    pub fn route(&mut self, layer: usize, experts: &[u32], order: &[usize]) -> Result<()> {
+        let t0 = Instant::now();
+        self.release();
+        if experts.len() > self.n_slots {
+            return Err(Error::Provider(format!(
+                "layer {layer} routes {} experts at once and the cache has {} slots: a smaller --ubatch fits",
+                experts.len(),
+                self.n_slots
+            )));
+        }
+        self.cache.begin_layer(Position { phase: self.phase, token: self.token, layer: layer as u32 });
+        let n_proj = self.regions[layer].len();
+        let mut routed = Routed { layer, done: vec![false; n_proj], ..Routed::default() };
+        let mut misses = Vec::new();
+        for (rank, &e) in experts.iter().enumerate() {
+            let id = self.cache.geometry().id(ExpertKey { layer: layer as u32, expert: e })?;
+            let a = Access { id, rank: rank as u32, weight: 0.0, seq: self.seq };
+            self.seq += 1;
+            if self.cache.lookup(&a) == Lookup::Miss {
+                misses.push(a);
+            } else {
+                routed.entries.push((id, self.slot_of[id as usize].expect("a resident entry has a slot")));
+            }
+        }
+        let payload: u64 = self.regions[layer].iter().map(|r| r.len).sum();
+        let routed_bytes = payload * experts.len() as u64;
+        self.stats.routed_bytes += routed_bytes;
+        if self.phase == Phase::Decode {
+            self.stats.max_layer_routed_bytes = self.stats.max_layer_routed_bytes.max(routed_bytes);
+        }
+        metrics::counter!("bmoe_expert_hits_total").increment((experts.len() - misses.len()) as u64);
+        metrics::counter!("bmoe_expert_misses_total").increment(misses.len() as u64);
+        let before = self.cache.counters().total().evictions;
+        let mut admitted = Vec::with_capacity(misses.len());
+        let mut failed = None;
+        for a in &misses {
+            self.evicted.clear();
+            self.cache.admit(a, &mut self.evicted);
+            admitted.push(a.id);
+            if let Err(e) = self.free_evicted() {
+                failed = Some(e);
+                break;
+            }
+            let Some(slot) = self.free.pop() else {
+                failed = Some(Error::Provider(format!(
+                    "no free slot among {} for layer {layer}: {} experts at once",
+                    self.n_slots,
+                    experts.len()
+                )));
+                break;
+            };
+            self.slot_of[a.id as usize] = Some(slot);
+            routed.pending.push((routed.entries.len(), (0..n_proj).map(|_| None).collect()));
+            routed.entries.push((a.id, slot));
+        }
+        metrics::counter!("bmoe_expert_evictions_total").increment(self.cache.counters().total().evictions - before);
+        if let Some(e) = failed {
+            for id in admitted {
+                self.drop_entry(id);
+            }
+            self.cache.unpin_all();
+            return Err(e);
+        }
+        // Submit: the projections in graph order, each over every miss, so the first one the
+        // graph needs lands first.
+        let mut procs: Vec<usize> = order.iter().copied().filter(|&p| p < n_proj).collect();
+        procs.extend((0..n_proj).filter(|p| !order.contains(p)));
+        let mut reqs = Vec::with_capacity(routed.pending.len() * n_proj);
+        let mut owners = Vec::with_capacity(reqs.capacity());
+        for &p in &procs {
+            for (pi, (ei, _)) in routed.pending.iter().enumerate() {
+                let (id, slot) = routed.entries[*ei];
+                let expert = self.cache.geometry().key(id).expert;
+                let (w, len, start) = self.window(layer, p, expert);
+                let r = self.regions[layer][p];
+                let page = self.overlay.page();
+                let (offset, len, dest) = if self.overlay.in_place() {
+                    // The read lands at the window's own address, claimed first: the pages no
+                    // other window holds.
+                    let copy = self.copy_of(id, slot, start, p);
+                    let (a, b) = match self.overlay.claim(w, copy) {
+                        Ok(pages) => pages,
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    };
+                    self.mapped[id as usize] |= 1 << p;
+                    let end = (b * page).min(self.shard_len[r.shard]).max(a * page);
+                    (
+                        a * page,
+                        (end - a * page) as usize,
+                        self.overlay.address(r.shard, a) - self.pool.as_ptr() as usize,
+                    )
+                } else {
+                    (w.first * page, len as usize, slot as usize * self.slot_bytes + start)
+                };
+                if self.skip_read == Some(self.stats.reads + pi as u64) || len == 0 {
+                    continue;
+                }
+                reqs.push(Request { file: self.files[r.shard], offset, len, dest });
+                owners.push((pi, p));
+            }
+        }
+        if let Some(e) = failed {
+            for &(ei, _) in &routed.pending {
+                self.drop_entry(routed.entries[ei].0);
+            }
+            self.cache.unpin_all();
+            return Err(e);
+        }
+        self.stats.reads += routed.pending.len() as u64;
+        self.stats.manage_s += t0.elapsed().as_secs_f64();
+        match self.engine.submit(&reqs) {
+            Ok(tickets) => {
+                let bytes: u64 = reqs.iter().map(|r| r.len as u64).sum();
+                self.stats.bytes_read += bytes;
+                metrics::counter!("bmoe_expert_bytes_read_total").increment(bytes);
+                for ((pi, p), t) in owners.into_iter().zip(tickets) {
+                    routed.pending[pi].1[p] = Some(t);
+                }
+                self.routed = Some(routed);
+                Ok(())
+            }
+            Err(e) => {
+                for &(ei, _) in &routed.pending {
+                    self.drop_entry(routed.entries[ei].0);
+                }
+                self.cache.unpin_all();
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Wait for projection `p` of the routed layer's reads, then overlay its windows. Called
+    /// before the graph computes that projection; a projection already waited for returns at once.
+    ///
+    /// # Errors
+    /// [`Error::Provider`] when no layer is routed; a read that failed (its entry and the other
+    /// misses of the layer leave the cache; the layer is released); a mapping refused.
+    pub fn wait(&mut self, p: usize) -> Result<()> {
+        if self.serial {
+            let n = self.routed.as_ref().map_or(0, |r| r.done.len());
+            for q in (0..n).filter(|&q| q != p) {
+                self.wait_one(q)?;
+            }
+        }
+        self.wait_one(p)
+    }
+
+    fn wait_one(&mut self, p: usize) -> Result<()> {
+        let Some(mut routed) = self.routed.take() else {
+            return Err(Error::Provider("an expert projection computed before its layer was routed".into()));
+        };
+        if p >= routed.done.len() || routed.done[p] {
+            self.routed = Some(routed);
+            return Ok(());
+        }
+        let t = Instant::now();
+        let mut failed = None;
+        for (_, tickets) in &mut routed.pending {
+            if let Some(ticket) = tickets[p].take() {
+                if let Err(e) = ticket.wait() {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        let waited = t.elapsed();
+        self.stats.io_s += waited.as_secs_f64();
+        metrics::counter!("bmoe_io_wait_microseconds_total").increment(waited.as_micros() as u64);
+        if let Some(e) = failed {
+            self.fail(routed);
+            return Err(e.into());
+        }
+        if self.overlay.in_place() {
+            // The bytes landed where llama.cpp reads them.
+            routed.done[p] = true;
+            self.routed = Some(routed);
+            return Ok(());
+        }
+        let t = Instant::now();
+        let pool = self.pool.clone();
+        let fd = pool.memfd().expect("a memfd pool");
+        let layer = routed.layer;
+        let mut mapped = Ok(());
+        for &(ei, _) in &routed.pending {
+            let (id, slot) = routed.entries[ei];
+            let expert = self.cache.geometry().key(id).expert;
+            let (w, _, start) = self.window(layer, p, expert);
+            let off = self.pool_off(slot, start);
+            if let Err(e) = self.overlay.overlay(fd, w, off) {
+                mapped = Err(e);
+                break;
+            }
+            self.mapped[id as usize] |= 1 << p;
+        }
+        self.stats.manage_s += t.elapsed().as_secs_f64();
+        if let Err(e) = mapped {
+            self.fail(routed);
+            return Err(e);
+        }
+        routed.done[p] = true;
+        self.routed = Some(routed);
+        Ok(())
+    }
+
+    /// After a failure: drain the layer's reads, drop its misses, unpin.
+    fn fail(&mut self, routed: Routed) {
+        for (ei, tickets) in routed.pending {
+            let t: Vec<Ticket> = tickets.into_iter().flatten().collect();
+            self.engine.cancel(&t);
+            let _ = self.engine.wait_all(&t);
+            self.drop_entry(routed.entries[ei].0);
+        }
+        self.cache.unpin_all();
+    }
+
+    /// The routed layer is done: its entries may be evicted again. Reads not yet waited for
+    /// (a projection the graph did not compute) are waited for, so no slot is reused under a
+    /// read; their entries stay, their windows overlaid.
+    pub fn release(&mut self) {
+        if let Some(routed) = self.routed.take() {
+            let left: Vec<usize> = (0..routed.done.len()).filter(|&p| !routed.done[p]).collect();
+            self.routed = Some(routed);
+            for p in left {
+                if self.wait_one(p).is_err() {
+                    break;
+                }
+            }
+            self.routed = None;
+        }
+        self.cache.unpin_all();
+    }
+
+    /// Whether a projection of the routed layer is still to be waited for.
+    pub fn waiting(&self) -> bool {
+        self.routed.as_ref().is_some_and(|r| r.done.iter().any(|d| !d))
+    }
+
+    /// The routed layer's MoE index, if one is routed.
+    pub fn routed_layer(&self) -> Option<usize> {
+        self.routed.as_ref().map(|r| r.layer)
+    }
+
+    /// Read `entries` (MoE layer, expert) into the cache and overlay them, as many as the slots
+    /// hold (a saved session's cache, warmed at load). Between generations only; entries out of
+    /// range are skipped. Returns how many were read.
+    ///
+    /// # Errors
+    /// A failed read; the entries of the batch then leave the cache.
+    pub fn warm(&mut self, entries: &[[u32; 2]]) -> Result<usize> {
+        self.release();
+        let mut n = 0;
+        for chunk in entries.chunks(self.n_slots.max(1)) {
+            let mut by_layer: std::collections::BTreeMap<u32, Vec<u32>> = std::collections::BTreeMap::new();
+            for &[l, e] in chunk {
+                if (l as usize) < self.regions.len() && e < self.cache.geometry().n_expert() {
+                    by_layer.entry(l).or_default().push(e);
+                }
+            }
+            for (l, mut es) in by_layer {
+                es.sort_unstable();
+                es.dedup();
+                es.truncate(self.n_slots);
+                self.route(l as usize, &es, &[])?;
+                self.release();
+                n += es.len();
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for GenericExperts {
+    fn drop(&mut self) {
+        // No slot may be unmapped from under a read: drain them (the engine drains its own
+        // on drop too, but the routed layer's tickets are ours).
+        if let Some(r) = self.routed.take() {
+            for (_, t) in r.pending {
+                let t: Vec<Ticket> = t.into_iter().flatten().collect();
+                self.engine.cancel(&t);
+            }
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! The generic decoder: llama.cpp's own graph for any MoE architecture it decodes, with bmoe
+//! supplying the routed experts' bytes just in time.
+//!
+//! llama.cpp loads the model on mmap without repacking (its load reads the file once: its
+//! mapping is populated; that read is measured and reported). Then the pages of the expert
+//! tensors are released, the cache is sized from the memory that is left, and every decode
+//! runs llama.cpp's graph with the [`seam`]'s callbacks: at each layer's routed ids the
+//! [`experts`] streamer pins the hits and reads the misses into slots of a memfd-backed
+//! registered pool; before each expert `mul_mat_id` it waits for that projection and
+//! [`overlay`]s the slots' pages onto the expert windows of llama.cpp's mapping, so llama.cpp's
+//! kernels read our bytes where they expect the file's. The [`index`] finds the experts by
+//! tensor name, for every architecture alike.
+//!
+//! The output is llama.cpp's on the same file, bit for bit: the same graph, the same kernels,
+//! the same bytes (the gates poison every expert page first, so equal bits prove they came
+//! from the slots).
+
+pub mod experts;
+pub mod index;
+pub mod overlay;
+pub mod seam;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bmoe_uring_io::{BufferPool, EngineOptions, ReadEngine};
+
+use self::experts::GenericExperts;
+use self::index::GenericIndex;
+use self::overlay::{Overlay, ShardMap};
+use self::seam::Seam;
+use crate::cache::CachePolicy;
+use crate::error::{Error, Result};
+use crate::llama;
+use crate::provider::ProviderCounters;
+use crate::session::{Forward, Telemetry};
+use crate::stream::budget::{self, CacheSize, Machine, Needs};
+
+/// How to open a generic engine.
+#[derive(Clone, Copy, Debug)]
+pub struct GenericOptions {
+    pub cache: CacheSize,
+    pub floor_bytes: u64,
+    pub ceiling_bytes: Option<u64>,
+    pub force: bool,
+    pub policy: CachePolicy,
+    pub io: EngineOptions,
+    pub n_ctx: u32,
+    pub n_threads: usize,
+    pub n_ubatch: u32,
+    /// Size `auto` against this (None: /proc/meminfo), read after llama.cpp's load.
+    pub mem_available: Option<Option<u64>>,
+    /// Map 0xFF bytes over every page wholly inside an expert tensor before the first decode,
+    /// and back over them on eviction (tests: equal bits then prove the bytes came from the
+    /// slots).
+    pub poison: bool,
+    /// Each projection computes while the next ones read (`--overlap`); off: a layer's reads
+    /// are all waited for before its first projection computes.
+    pub pipeline: bool,
+    /// Read in place (the fallback where the kernel has no memfd) even where a memfd pool works
+    /// (tests).
+    pub in_place: bool,
+}
+
+/// What opening chose and measured, for the `mode:` and `load:` lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericReport {
+    /// Seconds of llama.cpp's load (its mmap populate included).
+    pub llama_load_s: f64,
+    /// Bytes this process read from storage during llama.cpp's load (`/proc/self/io`), where
+    /// the kernel says.
+    pub llama_read_bytes: Option<u64>,
+    /// Bytes of expert pages released from llama.cpp's mapping and the page cache.
+    pub released_bytes: u64,
+    /// Bytes llama.cpp's context took (KV cache and compute buffers: the address space it
+    /// added), reserved when sizing the cache.
+    pub context_bytes: u64,
+    pub backend: &'static str,
+    pub fallback: Option<String>,
+    pub o_direct: bool,
+    pub lanes: usize,
+    pub fixed_buffers: bool,
+    pub pool_bytes: u64,
+    pub requested_bytes: u64,
+    pub capped_from: Option<u64>,
+    pub auto: bool,
+    /// Raised to one token's top-k.
+    pub raised: bool,
+    /// Capped so the overlays stay under `vm.max_map_count`: the slots it allowed.
+    pub map_capped: Option<usize>,
+    /// The micro-batch, lowered from the one asked so that a layer's routed union fits the slots.
+    pub ubatch: u32,
+    pub ubatch_lowered_from: Option<u32>,
+    pub cycle_bytes: u64,
+    pub k: u32,
+    pub poisoned: bool,
+    /// Reads land in place in llama.cpp's mapping (anonymous pages claimed per miss, freed per
+    /// eviction) instead of a memfd pool overlaid onto it: why.
+    pub in_place: Option<String>,
+}
+
+/// An engine on llama.cpp's graph with streamed experts.
+pub struct GenericEngine {
+    session: llama::Session,
+    /// Boxed: the context's callbacks hold its address.
+    seam: Box<Seam>,
+    compute_s: f64,
+}
+
+impl std::fmt::Debug for GenericEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GenericEngine").finish_non_exhaustive()
+    }
+}
+
+/// Bytes this process has caused to be read from storage (`read_bytes` of `/proc/self/io`).
+fn storage_read_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/io").ok()?;
+    s.lines().find_map(|l| l.strip_prefix("read_bytes:")).and_then(|v| v.trim().parse().ok())
+}
+
+/// This process's address space (`VmSize` of `/proc/self/status`), bytes.
+fn vm_size() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = s.lines().find_map(|l| l.strip_prefix("VmSize:"))?.split_whitespace().next()?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// Per shard, the page ranges `[first, end)` wholly inside its expert tensors, sorted, merged.
+fn expert_pages(index: &GenericIndex, page: u64) -> Vec<Vec<(u64, u64)>> {
+    let mut out = vec![Vec::new(); index.file.shards.len()];
+    for l in &index.layers {
+        for t in &l.tensors {
+            let end = t.offset + t.bytes_per_expert * u64::from(l.n_expert);
+            let (a, b) = (t.offset.div_ceil(page), end / page);
+            if a < b {
+                out[t.shard].push((a, b));
+            }
+        }
+    }
+    for v in &mut out {
+        v.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+        for &(a, b) in v.iter() {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        *v = merged;
+    }
+    out
+}
+
+impl GenericEngine {
+    /// Open `path` (its first shard) as indexed by `index` with `opts`; `progress` hears
+    /// llama.cpp's load progress (0 to 1).
+    ///
+    /// # Errors
+    /// llama.cpp's load or context; the budget's; the pool, read engine or mapping the kernel
+    /// refused.
+    pub fn open(
+        path: &Path,
+        index: &GenericIndex,
+        opts: GenericOptions,
+        progress: &mut dyn FnMut(f32),
+    ) -> Result<(Self, GenericReport)> {
+        let page = bmoe_uring_io::page_size().max(bmoe_uring_io::align::BLOCK as usize) as u64;
+        // This process may map the file already (another engine on it): llama.cpp's mapping is
+        // the one its load adds.
+        let files: Vec<std::fs::File> = index
+            .file
+            .shards
+            .iter()
+            .map(|s| std::fs::File::open(&s.path).map_err(|err| Error::File { path: s.path.clone(), err }))
+            .collect::<Result<_>>()?;
+        let before: Vec<Vec<(usize, usize)>> = files.iter().map(overlay::file_mappings).collect::<Result<_>>()?;
+        let read0 = storage_read_bytes();
+        let t = Instant::now();
+        let model = Arc::new(llama::Model::mmap_plain_kernels_with_progress(path, progress)?);
+        let llama_load_s = t.elapsed().as_secs_f64();
+        let llama_read_bytes = read0.and_then(|a| storage_read_bytes().map(|b| b.saturating_sub(a)));
+        // Where llama.cpp mapped each shard.
+        let mut shards = Vec::new();
+        for (((s, pages), file), before) in
+            index.file.shards.iter().zip(expert_pages(index, page)).zip(files).zip(&before)
+        {
+            let base = overlay::new_mapping_base(&file, before)?.ok_or_else(|| {
+                Error::Provider(format!(
+                    "llama.cpp did not map {} (the generic path needs it on mmap)",
+                    s.path.display()
+                ))
+            })?;
+            shards.push(ShardMap { base, len: s.header.file_len, file, expert_pages: pages });
+        }
+        // Release the expert pages llama.cpp's load brought in: a fresh mapping of the file
+        // over them (no pages mapped), then out of the page cache. With poison, the poison
+        // takes their place instead.
+        let released_bytes: u64 = shards.iter().flat_map(|s| &s.expert_pages).map(|&(a, b)| (b - a) * page).sum();
+        let overlay = Overlay::new(shards, page, opts.poison)?;
+        for s in overlay.shards() {
+            for &(a, b) in &s.expert_pages {
+                use std::os::fd::AsRawFd as _;
+                // SAFETY: advice on our own descriptor's range; no memory is touched.
+                unsafe {
+                    libc::posix_fadvise(
+                        s.file.as_raw_fd(),
+                        (a * page) as libc::off_t,
+                        ((b - a) * page) as libc::off_t,
+                        libc::POSIX_FADV_DONTNEED,
+                    )
+                };
+            }
+        }
+        let bases: Vec<usize> = overlay.shards().iter().map(|s| s.base).collect();
+        let mut seam = Box::new(Seam::new(index, &bases));
+        let k = index.n_expert_used;
+        let n_proj = index.layers.iter().map(|l| l.tensors.len()).max().unwrap_or(1);
+        let slot_bytes = experts::slot_bytes(index, page);
+        let entries: u64 = index.layers.iter().map(|l| u64::from(l.n_expert)).sum();
+        // The context first (llama.cpp sizes its KV cache and compute buffers), then the budget
+        // from what is left; a micro-batch whose union cannot fit the slots is lowered, and the
+        // context made again with it.
+        let vm0 = vm_size();
+        let mut session = Self::context(&model, &mut seam, opts, opts.n_ubatch)?;
+        let context_bytes = vm0.and_then(|a| vm_size().map(|b| b.saturating_sub(a))).unwrap_or(0);
+        let mem_available = opts.mem_available.unwrap_or_else(budget::mem_available);
+        let machine =
+            Machine { mem_available, floor: opts.floor_bytes, ceiling: opts.ceiling_bytes, force: opts.force };
+        let needs =
+            Needs { dense: index.dense_bytes(), kv: context_bytes, experts: entries.saturating_mul(slot_bytes as u64) };
+        let b = budget::resolve(opts.cache, machine, needs)?;
+        let (mut n_slots, raised) = budget::slots(b.bytes, slot_bytes, k as usize);
+        let mut map_capped = None;
+        if let Some(windows) = overlay::map_budget() {
+            let most = (windows / n_proj).max(k as usize);
+            if n_slots > most {
+                n_slots = most;
+                map_capped = Some(most);
+            }
+        }
+        let union = (opts.n_ubatch as usize).saturating_mul(k as usize).min(index.n_expert as usize);
+        let mut ubatch = opts.n_ubatch;
+        let mut ubatch_lowered_from = None;
+        if n_slots < union {
+            ubatch = u32::try_from(n_slots / k as usize).unwrap_or(u32::MAX).max(1);
+            ubatch_lowered_from = Some(opts.n_ubatch);
+            drop(session);
+            session = Self::context(&model, &mut seam, opts, ubatch)?;
+        }
+        let mut overlay = overlay;
+        let shared = match opts.in_place {
+            true => Err("asked for".to_string()),
+            false => BufferPool::new_shared(n_slots * slot_bytes, "bmoe-experts").map_err(|e| e.to_string()),
+        };
+        let (engine, in_place) = match shared {
+            Ok(pool) => (ReadEngine::new(Arc::new(pool), opts.io)?, None),
+            Err(why) => {
+                // The fallback: reads land in llama.cpp's mapping itself, in anonymous pages
+                // claimed over each missed window (a pool over the whole mapping, unregistered).
+                overlay.set_in_place(true);
+                let lo = overlay.shards().iter().map(|s| s.base).min().unwrap_or(0);
+                let hi = overlay.shards().iter().map(|s| s.base + s.len.div_ceil(page) as usize * page as usize).max();
+                let len = hi.unwrap_or(lo).saturating_sub(lo);
+                // SAFETY: [lo, lo + len) covers llama.cpp's mappings of the shards, which live as
+                // long as the model and so as this streamer; reads land only in windows the
+                // overlay table first claims as private writable memory, which nothing else
+                // writes, and none is given back while its read is in flight (the streamer
+                // waits for a layer's reads before releasing it).
+                let pool = unsafe { BufferPool::borrowed(lo as *mut u8, len) }?;
+                (ReadEngine::new(Arc::new(pool), EngineOptions { register: false, ..opts.io })?, Some(why))
+            }
+        };
+        let info = engine.info().clone();
+        let mut experts = GenericExperts::new(index, engine, n_slots, opts.policy, overlay)?;
+        experts.set_serial(!opts.pipeline);
+        let o_direct = experts.engine().file(0).map(|f| f.o_direct()).unwrap_or(false);
+        let report = GenericReport {
+            llama_load_s,
+            llama_read_bytes,
+            released_bytes,
+            context_bytes,
+            backend: info.backend,
+            fallback: info.fallback,
+            o_direct,
+            lanes: info.lanes,
+            fixed_buffers: info.fixed_buffers,
+            pool_bytes: (n_slots * slot_bytes) as u64,
+            requested_bytes: b.bytes,
+            capped_from: b.capped_from,
+            auto: b.auto,
+            raised,
+            map_capped,
+            ubatch,
+            ubatch_lowered_from,
+            cycle_bytes: index.cycle_bytes(k),
+            k,
+            poisoned: opts.poison,
+            in_place,
+        };
+        seam.experts = Some(experts);
+        Ok((Self { session, seam, compute_s: 0.0 }, report))
+    }
+
+    /// A llama.cpp context on `model` whose callbacks are `seam`'s.
+    fn context(
+        model: &Arc<llama::Model>,
+        seam: &mut Box<Seam>,
+        o: GenericOptions,
+        ubatch: u32,
+    ) -> Result<llama::Session> {
+        let hooks = llama::Hooks {
+            eval: Some(seam::eval_cb),
+            eval_data: (&mut **seam as *mut Seam).cast(),
+            abort: Some(seam::abort_cb),
+            abort_data: (&*seam.failed as *const std::sync::atomic::AtomicBool).cast_mut().cast(),
+        };
+        // SAFETY: the callbacks are the seam's, sound for any node; the seam is boxed (a
+        // stable address) and owned by the engine that owns this session, which frees the
+        // session first; decodes run on the engine's thread only.
+        Ok(unsafe { llama::Session::with_hooks(model.clone(), o.n_ctx, o.n_threads, ubatch, hooks) }?)
+    }
+
+    /// The streamer.
+    pub fn experts(&self) -> &GenericExperts {
+        self.seam.experts.as_ref().expect("set at open")
+    }
+
+    /// The streamer, mutably (tests).
+    pub fn experts_mut(&mut self) -> &mut GenericExperts {
+        self.seam.experts.as_mut().expect("set at open")
+    }
+
+    /// The model llama.cpp runs (its tokenizer and chat template).
+    pub fn model(&self) -> &Arc<llama::Model> {
+        self.session.model()
+    }
+
+    /// Run `tokens` in micro-batches, `go(done)` asked before each.
+    fn run(&mut self, tokens: &[i32], go: &mut dyn FnMut(usize) -> bool) -> Result<Option<Vec<f32>>> {
+        let n_ubatch = self.session.n_ubatch() as usize;
+        let total = tokens.len();
+        let seam = &mut *self.seam;
+        let t = Instant::now();
+        let s0 = seam.seam_s;
+        let r = {
+            let seam_ptr: *mut Seam = seam;
+            self.session.forward_until(tokens, false, &mut |done| {
+                let n = n_ubatch.min(total - done);
+                // SAFETY: between micro-batches no decode runs, so nothing else uses the seam.
+                if let Some(x) = unsafe { &mut *seam_ptr }.experts.as_mut() {
+                    x.begin_step(n > 1);
+                }
+                go(done)
+            })
+        };
+        self.seam.end_decode();
+        self.compute_s += (t.elapsed().as_secs_f64() - (self.seam.seam_s - s0)).max(0.0);
+        match (r, self.seam.take_error()) {
+            (_, Some(e)) => Err(e),
+            (r, None) => Ok(r?),
+        }
+    }
+}
+
+impl Forward for GenericEngine {
+    fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>> {
+        Ok(self.run(tokens, &mut |_| true)?.expect("never stopped"))
+    }
+    fn reset(&mut self) {
+        self.session.reset();
+    }
+    fn truncate(&mut self, n: u32) {
+        self.session.truncate(n);
+    }
+    fn n_past(&self) -> u32 {
+        self.session.n_past()
+    }
+    fn n_ctx(&self) -> u32 {
+        self.session.n_ctx()
+    }
+    fn n_ubatch(&self) -> u32 {
+        self.session.n_ubatch()
+    }
+    fn prefill(&mut self, tokens: &[i32], go: &mut dyn FnMut(usize) -> bool) -> Result<Option<Vec<f32>>> {
+        self.run(tokens, go)
+    }
+    fn save_state(&self) -> Result<Vec<u8>> {
+        Ok(self.session.state())
+    }
+    fn load_state(&mut self, state: &[u8], n: u32) -> Result<()> {
+        Ok(self.session.set_state(state, n)?)
+    }
+    fn telemetry(&self) -> Telemetry {
+        let x = self.experts();
+        let c = x.cache().counters().total();
+        let s = x.stats();
+        Telemetry {
+            compute_s: Some(self.compute_s),
+            provider: Some(ProviderCounters {
+                bytes_read: s.bytes_read,
+                io_s: s.io_s,
+                manage_s: s.manage_s,
+                hits: c.hits,
+                misses: c.misses,
+                evictions: c.evictions,
+                routed_bytes: s.routed_bytes,
+                max_layer_routed_bytes: s.max_layer_routed_bytes,
+                resident_bytes: x.cache().resident_bytes(),
+                overlay_s: Some(x.overlay().seconds),
+                ..ProviderCounters::default()
+            }),
+        }
+    }
+}
