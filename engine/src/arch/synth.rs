@@ -120,8 +120,19 @@ pub const HARMONY_TEMPLATE: &str = "{% for message in messages %}{{ '<|start|>' 
     message['content'] + ('<|return|>' if message['role'] == 'assistant' else '<|end|>') }}{% endfor %}\
     {% if add_generation_prompt %}{{ '<|start|>assistant' }}{% endif %}{# final answers: <|channel|>final #}";
 
+/// The values of an f32 tensor whose role is [`Role::F32`]: what an architecture's recurrent
+/// or gating parameters need to keep a random model's activations finite (a decay that is
+/// negative, a time step that is positive, a conv kernel of small weights).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Init {
+    /// Every value this constant.
+    Const(f32),
+    /// Uniform on `[lo, hi]`.
+    Uniform(f32, f32),
+}
+
 /// What a tensor is for: decides its type in a quant mix and the scale of its weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Role {
     TokenEmbd,
     Output,
@@ -146,6 +157,15 @@ pub enum Role {
     ShexpGate,
     ShexpUp,
     ShexpDown,
+    /// Any other weight matrix read by a matmul (an architecture's own projections: MLA's
+    /// low-rank factors, a linear-attention layer's input projections, …): the mix's default
+    /// type, weights of s.d. 1/√fan_in.
+    Weight,
+    /// Any other matrix whose output joins the residual stream (a linear-attention layer's
+    /// output projection): the mix's default type, scaled like [`Role::AttnOut`].
+    ResidualOut,
+    /// An f32 tensor whose values the architecture sets ([`Init`]): always f32.
+    F32(Init),
 }
 
 /// One tensor to generate.

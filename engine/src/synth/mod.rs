@@ -13,7 +13,7 @@ pub mod skew;
 pub mod vocab;
 
 pub use crate::arch::synth::{
-    Chat, Role, Shape, SynthArch, TensorSpec, CHATML, CHAT_TEMPLATE, HARMONY, HARMONY_TEMPLATE,
+    Chat, Init, Role, Shape, SynthArch, TensorSpec, CHATML, CHAT_TEMPLATE, HARMONY, HARMONY_TEMPLATE,
 };
 
 use std::fs::File;
@@ -21,7 +21,7 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use rand::SeedableRng;
+use rand::{Rng as _, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::ggml::GgmlType;
@@ -165,7 +165,7 @@ impl Quant {
     /// gives the 3-D expert stacks MXFP4 and every other weight q8_0.
     pub fn tensor_type(self, spec: &TensorSpec, s: &Shape) -> GgmlType {
         let role = spec.role;
-        if matches!(role, Role::Norm | Role::Router | Role::Bias | Role::ShexpGateInp | Role::Sinks)
+        if matches!(role, Role::Norm | Role::Router | Role::Bias | Role::ShexpGateInp | Role::Sinks | Role::F32(_))
             || spec.dims.len() < 2
         {
             return GgmlType::F32;
@@ -402,6 +402,16 @@ pub fn write(o: &Options, path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Re
                             c.copy_from_slice(&1f32.to_le_bytes());
                         }
                     }
+                    Role::F32(Init::Const(v)) => {
+                        for c in buf.chunks_exact_mut(4) {
+                            c.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    Role::F32(Init::Uniform(lo, hi)) => {
+                        for c in buf.chunks_exact_mut(4) {
+                            c.copy_from_slice(&rng.random_range(lo..=hi).to_le_bytes());
+                        }
+                    }
                     Role::Router => {
                         let w = router.as_ref().expect("router weights");
                         let from = (row * row_bytes / 4) as usize;
@@ -504,7 +514,9 @@ fn sigma(role: Role, dims: &[u64], n_layer: u32) -> f32 {
     match role {
         Role::TokenEmbd => 1.0,
         Role::Output => 2.0 / fan_in.sqrt(),
-        Role::AttnOut | Role::ExpDown | Role::ShexpDown => 1.0 / fan_in.sqrt() / (2.0 * n_layer as f32).sqrt(),
+        Role::AttnOut | Role::ExpDown | Role::ShexpDown | Role::ResidualOut => {
+            1.0 / fan_in.sqrt() / (2.0 * n_layer as f32).sqrt()
+        }
         // Biases move q, k and v by a fraction of their unit scale.
         Role::Bias => 0.5,
         // Sinks: per-head logits of the order of the scores (~1).
