@@ -382,7 +382,22 @@ impl Report {
             fmt_bytes(s.pool_bytes),
             if s.auto { " auto" } else { "" },
             s.policy,
-            if s.overlap == Overlap::Off { "off" } else { "on (each projection computes while the next ones read)" },
+            match (s.overlap.pipeline(), s.overlap.lookahead()) {
+                (false, false) => "off".to_string(),
+                (pipe, ahead) => format!(
+                    "on ({}{}{})",
+                    if pipe { "each projection computes while the next ones read" } else { "" },
+                    if pipe && ahead { " + " } else { "" },
+                    if ahead {
+                        match g.unpredicted.len() {
+                            0 => "look-ahead reads the next layer's predicted experts".to_string(),
+                            n => format!("look-ahead reads the next layer's predicted experts, {n} layers unpredicted"),
+                        }
+                    } else {
+                        String::new()
+                    },
+                ),
+            },
             self.threads,
             self.lossy(),
         )
@@ -902,26 +917,43 @@ impl EngineBuilder {
             let resident_dense = if kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
             check_memory(i, self.n_ctx, n_ubatch, resident_dense, mem_available)?;
         }
+        let mut generic_replay = None;
         if let Some(g) = &generic_index {
-            if self.n_expert_used.is_some() {
-                return Err(Error::Invalid(
-                    "--n-expert-used is not built for the generic decoder yet (it would override the file's expert_used_count in llama.cpp)".into(),
-                ));
+            let n = g.n_expert;
+            if let Some(k) = self.n_expert_used.filter(|&k| k == 0 || k > n) {
+                return Err(Error::Invalid(format!(
+                    "--n-expert-used {k}: the model has {n} experts per layer (1..={n})"
+                )));
             }
-            if self.route_replay.is_some() {
-                return Err(Error::Invalid("--route-replay is not built for the generic decoder yet".into()));
+            if let Some(p) = &self.route_replay {
+                let t = RouteTrace::read(p)?;
+                let r = RouteReplay::from_trace(&t, &p.display().to_string())?;
+                let k = self.n_expert_used.unwrap_or(g.n_expert_used);
+                r.check(g.layers.len() as u32, n, k as usize)?;
+                generic_replay = Some(r);
             }
-            if self.stream.overlap.lookahead() && self.stream.overlap != Overlap::Full {
-                return Err(Error::Invalid(
-                    "--overlap lookahead: look-ahead is not built for the generic decoder (--overlap full or pipeline: each projection computes while the next ones read)".into(),
-                ));
-            }
-            let _ = g;
         }
         // The generic decoder's llama.cpp model is the whole model, loaded when it opens; it is
         // the tokenizer too.
+        // llama.cpp's own run with fewer experts per token (lossy, as ours): its
+        // `expert_used_count` overridden at load.
+        let k_override = |extra_bufts: bool| -> Result<llama::Model> {
+            let model = crate::gguf::open_model(&self.path).map_err(|e| at("reading")(e.into()))?;
+            let arch = model.metadata().get_str("general.architecture").unwrap_or_default().to_string();
+            let k = self.n_expert_used.expect("asked");
+            let n = model.metadata().get_u64(&format!("{arch}.expert_count")).unwrap_or(0);
+            if k == 0 || u64::from(k) > n {
+                return Err(Error::Invalid(format!(
+                    "--n-expert-used {k}: the model has {n} experts per layer (1..={n})"
+                )));
+            }
+            let k = i64::from(k);
+            Ok(llama::Model::mmap_overriding(&self.path, extra_bufts, &[(format!("{arch}.expert_used_count"), k)])?)
+        };
         let vocab = match kind {
             _ if generic_index.is_some() => None,
+            EngineKind::Llama if self.n_expert_used.is_some() => Some(Ok(k_override(true)?)),
+            EngineKind::LlamaPlain if self.n_expert_used.is_some() => Some(Ok(k_override(false)?)),
             EngineKind::Llama => Some(llama::Model::mmap(&self.path)),
             EngineKind::LlamaPlain => Some(llama::Model::mmap_plain_kernels(&self.path)),
             EngineKind::Bmoe => Some(llama::Model::vocab_only(&self.path)),
@@ -953,6 +985,7 @@ impl EngineBuilder {
                 r.check(sh.n_layer, sh.n_expert, self.n_expert_used.unwrap_or(sh.n_expert_used) as usize)?;
                 Some(r)
             }
+            (Some(_), EngineKind::Bmoe) if generic_replay.is_some() => None,
             (Some(_), _) => {
                 return Err(Error::Invalid("--route-replay replaces our decoder's routing: use --engine bmoe".into()))
             }
@@ -967,7 +1000,7 @@ impl EngineBuilder {
             n_ubatch,
             auto_ubatch: opts.auto_ubatch,
             n_expert_used: self.n_expert_used,
-            route_replay: replay.as_ref().map(|r| (r.source.clone(), r.len())),
+            route_replay: replay.as_ref().or(generic_replay.as_ref()).map(|r| (r.source.clone(), r.len())),
             arch: index
                 .as_ref()
                 .map(|i| i.arch.name.to_string())
@@ -994,6 +1027,9 @@ impl EngineBuilder {
                     poison: self.poison,
                     pipeline: so.overlap.pipeline(),
                     in_place: self.in_place,
+                    lookahead: so.overlap.lookahead(),
+                    n_expert_used: self.n_expert_used,
+                    replay: generic_replay.take(),
                 };
                 let progress = &*self.progress.0;
                 let (engine, gr) = GenericEngine::open(&self.path, g, go, &mut |p| {
@@ -1435,13 +1471,14 @@ impl Engine {
     /// The streaming figures for a summary (None unless streaming).
     pub fn stream_figures(&self) -> Option<StreamFigures> {
         let Mode::Streaming(s) = &self.report.mode else { return None };
-        if let Runner::Generic(_) = &self.runner {
+        if let Runner::Generic(g) = &self.runner {
+            let x = g.experts();
             return Some(StreamFigures {
                 budget_mib: s.pool_bytes as f64 / MIB,
                 cycle_mib: s.cycle_bytes as f64 / MIB,
-                overlap: false,
-                lookahead_off: None,
-                lookahead_layers: Vec::new(),
+                overlap: s.overlap.lookahead(),
+                lookahead_off: x.lookahead().1.map(str::to_string),
+                lookahead_layers: x.lookahead_layers().to_vec(),
                 llama_load: s.generic.as_ref().map(|g| (g.llama_load_s, g.llama_read_bytes)),
                 prefill_plan: None,
             });

@@ -102,6 +102,8 @@ const CASES: &[Case] = &[
     Case { what: "every expert fits", slots: 64, ..BASE },
     Case { what: "evicting", slots: 9, ..BASE },
     Case { what: "no cache", slots: 0, ..BASE },
+    Case { what: "pipelined, no look-ahead", overlap: Overlap::Pipeline, ..BASE },
+    Case { what: "look-ahead, not pipelined", overlap: Overlap::Lookahead, ..BASE },
     Case { what: "pread backend", backend: BackendKind::Pread, ..BASE },
     Case { what: "serial", overlap: Overlap::Off, ..BASE },
     Case { what: "no O_DIRECT", direct: false, ..BASE },
@@ -140,6 +142,13 @@ fn gates(arch: &str, quant: Quant, cases: &[Case]) {
         );
         let p = g.telemetry().provider.unwrap();
         assert!(p.misses > 0 && p.bytes_read > 0, "{arch} {}: nothing was read", c.what);
+        if c.overlap.lookahead() && c.slots >= 9 {
+            // Look-ahead read entries, and some of them were then routed (prefetch-served).
+            assert!(p.spec_entries > 0 && p.spec_bytes > 0, "{arch} {}: look-ahead read nothing", c.what);
+            assert!(p.real_with_prediction > 0, "{arch} {}: no prediction was scored", c.what);
+        } else if !c.overlap.lookahead() {
+            assert_eq!(p.spec_entries, 0, "{arch} {}: read ahead with look-ahead off", c.what);
+        }
         if c.slots < 32 {
             assert!(p.evictions > 0, "{arch} {}: no eviction with {} slots", c.what, c.slots);
         } else {
@@ -195,4 +204,101 @@ fn a_skipped_read_changes_the_bits() {
     let bits = |l: &[f32]| l.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
     let got = bits(&g.eval(&PROMPT).unwrap());
     assert!(got != want.0[0], "a skipped read still gave llama.cpp's bits: the poison is not what it reads");
+}
+
+/// `--n-expert-used`: llama.cpp's `expert_used_count` overridden at load, the same for the
+/// resident run and the generic one: equal bits, with fewer experts read per token.
+#[test]
+fn fewer_experts_per_token_equal_llama_resident_with_the_same_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
+    let mut r = builder(&path).engine(EngineKind::LlamaPlain).n_expert_used(Some(1)).open().unwrap();
+    let want = generate(&mut r, &mut greedy);
+    let mut full = resident(&path);
+    assert!(generate(&mut full, &mut greedy) != want, "k = 1 computes the same as the file's k = 2: not applied");
+    let so = StreamOptions {
+        cache: CacheSize::Bytes(9 * slot_bytes(&path)),
+        force: true,
+        io: EngineOptions { backend: BackendKind::Uring, lanes: 4, register: true, direct: true },
+        ..Default::default()
+    };
+    let open = |k: u32| {
+        builder(&path)
+            .decoder(DecoderKind::Generic)
+            .moe_stream(MoeStream::On)
+            .stream(so)
+            .poison_experts(true)
+            .n_expert_used(Some(k))
+            .open()
+    };
+    let mut g = open(1).unwrap();
+    assert!(g.report().mode_line().contains("LOSSY --n-expert-used 1"), "{}", g.report().mode_line());
+    assert!(generate(&mut g, &mut greedy) == want, "generic at k = 1 differs from llama.cpp resident at k = 1");
+    let e = open(65).expect_err("more experts than the model has").to_string();
+    assert!(e.contains("--n-expert-used 65") && e.contains("1..="), "{e}");
+}
+
+/// `--route-replay`: the trace's ids are written into the topk node before anything consumes
+/// them: decode steps route as the trace says (the cache sees exactly its experts) and the
+/// logits follow (they differ from the router's own choice); streamed with the cache evicting
+/// and poisoned == with every expert resident.
+#[test]
+fn a_replayed_trace_routes_the_graph() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
+    let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
+    let (n_layer, n_expert, k) = (g.layers.len() as u32, g.n_expert, g.n_expert_used);
+    // Two decode steps, each layer routed to k experts from a fixed small set (l + step + j).
+    let mut t =
+        format!("# route_trace v1\n# model=t arch=qwen3moe n_layer={n_layer} n_expert={n_expert} n_expert_used={k}\n");
+    for l in 0..n_layer {
+        writeln!(t, "# layer={l} expert_bytes=1 dense_bytes=1").unwrap();
+    }
+    writeln!(t, "{}", bmoe_engine::cache::trace::CSV_HEADER).unwrap();
+    let route = |step: u32, l: u32, j: u32| (l + step + 3 * j) % n_expert;
+    for step in 0..2 {
+        for l in 0..n_layer {
+            for j in 0..k {
+                writeln!(t, "0,1,{step},{l},{j},{},{},0,0", route(step, l, j), 1.0 / k as f32).unwrap();
+            }
+        }
+    }
+    let trace = dir.path().join("t.route.csv");
+    std::fs::write(&trace, t).unwrap();
+    let open = |slots: u64, replay: bool| {
+        let so = StreamOptions {
+            cache: CacheSize::Bytes(slots * slot_bytes(&path)),
+            force: true,
+            io: EngineOptions { backend: BackendKind::Uring, lanes: 4, register: true, direct: true },
+            ..Default::default()
+        };
+        builder(&path)
+            .decoder(DecoderKind::Generic)
+            .moe_stream(MoeStream::On)
+            .stream(so)
+            .poison_experts(true)
+            .route_replay(replay.then(|| trace.clone()))
+            .open()
+            .unwrap()
+    };
+    let mut plain = open(64, false);
+    let own = generate(&mut plain, &mut greedy);
+    let mut all = open(64, true);
+    assert!(all.report().mode_line().contains("LOSSY routing replayed"), "{}", all.report().mode_line());
+    let replayed = generate(&mut all, &mut greedy);
+    assert_eq!(replayed.0[0], own.0[0], "the prompt is not replayed (decode steps only)");
+    assert!(replayed.0[1..] != own.0[1..], "the replayed routing did not change the logits");
+    let mut evicting = open(9, true);
+    assert!(generate(&mut evicting, &mut greedy) == replayed, "evicting differs from every expert resident");
+    // The last decode step (the 12th: the trace's second, as steps wrap) routed every layer to
+    // exactly the trace's experts.
+    let x = evicting.generic().unwrap().experts();
+    for l in 0..n_layer {
+        let mut got = x.last_routed(l as usize).to_vec();
+        let mut want: Vec<u32> = (0..k).map(|j| route((STEPS as u32 - 1) % 2, l, j)).collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "layer {l}");
+    }
 }

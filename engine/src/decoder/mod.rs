@@ -967,7 +967,7 @@ impl<P: ExpertProvider> Decoder<P> {
 /// `pred` (top-k each), in expert order: every predicted expert, or from 16 rows on those that at
 /// least two rows predict (an expert of the real union there is routed by several rows; one
 /// lone vote is more often a misprediction, which costs its bytes of bandwidth).
-fn readahead_union(pred: &[i32], n_expert: usize, rows: usize) -> Vec<u32> {
+pub(crate) fn readahead_union(pred: &[i32], n_expert: usize, rows: usize) -> Vec<u32> {
     let mut votes = vec![0u32; n_expert];
     for &e in pred {
         if let Some(v) = votes.get_mut(e as usize) {
@@ -986,7 +986,7 @@ const READAHEAD_TWO_VOTES_FROM: usize = 16;
 /// layer's router over those rows, as costly per row as the router itself (measured: reading ahead
 /// on all 2048 rows of a pass added 7 % to the prefill's compute); the union of a wide
 /// micro-batch's experts is named by far fewer rows.
-fn predict_rows(rows: usize) -> (usize, usize) {
+pub(crate) fn predict_rows(rows: usize) -> (usize, usize) {
     let stride = rows.div_ceil(PREDICT_ROWS).max(1);
     (stride, rows.div_ceil(stride))
 }

@@ -164,20 +164,27 @@ impl Overlay {
         Ok(())
     }
 
-    /// In place: make window `w` private writable memory where no other window holds it, so a
-    /// read of its file bytes can land at its own address; `owner` names the window in the
-    /// table (any value unique to it). Returns the pages claimed, `[first, end)`: the ones to
-    /// read (a page another window holds has its bytes already, or is being read by it).
+    /// In place: make window `w` private writable memory where no other window holds it and
+    /// the page lies wholly inside expert tensors, so a read of its file bytes can land at its
+    /// own address; `owner` names the window in the table (any value unique to it). Returns the
+    /// pages claimed, `[first, end)`: the ones to read (a page another window holds has its
+    /// bytes already, or is being read by it; an edge page with dense bytes shows the file).
     ///
     /// # Errors
     /// [`Error::Provider`] if the kernel refuses the mapping.
     pub fn claim(&mut self, w: Window, owner: u64) -> Result<(u64, u64)> {
         let held = |o: &Self, p: u64| o.holders.get(&(w.shard, p)).is_some_and(|h| !h.is_empty());
-        let (mut a, mut b) = (w.first, w.end);
-        if held(self, a) {
+        // Only pages wholly inside expert tensors: a window's edge page that holds dense bytes
+        // too stays the file's (its bytes are the file's either way), so that no dense tensor
+        // ever shows a claimed page before its read lands (the next layer's router and norms
+        // are computed while look-ahead reads that layer's experts; a shared expert may compute
+        // while its layer's routed experts read).
+        let inside = self.shards[w.shard].expert_pages.iter().find(|&&(x, y)| x < w.end && w.first < y);
+        let (mut a, mut b) = inside.map_or((w.first, w.first), |&(x, y)| (w.first.max(x), w.end.min(y)));
+        if a == w.first && a < b && held(self, a) {
             a += 1;
         }
-        if b > a && held(self, b - 1) {
+        if b == w.end && b > a && held(self, b - 1) {
             b -= 1;
         }
         if a < b {
@@ -214,20 +221,45 @@ impl Overlay {
         }
         self.overlaid = self.overlaid.saturating_sub(1);
         let (mut a, mut b) = (w.first, w.end);
-        // A page another window still holds shows its copy (in place: it already does).
+        // A page another window still holds shows its copy; in place it stays as it is, its
+        // bytes read again from the file (the other window skipped the page, counting on this
+        // window's read of it, which may have been cancelled before it landed).
         if let Some(other) = keep[0] {
-            if !self.in_place {
-                self.map_fd(w.shard, a, a + 1, pool, Source::Pool(other))?;
+            match self.in_place {
+                false => self.map_fd(w.shard, a, a + 1, pool, Source::Pool(other))?,
+                true => self.reread(w.shard, a)?,
             }
             a += 1;
         }
         if let (Some(other), true) = (keep[1], b > a) {
-            if !self.in_place {
-                self.map_fd(w.shard, b - 1, b, pool, Source::Pool(other))?;
+            match self.in_place {
+                false => self.map_fd(w.shard, b - 1, b, pool, Source::Pool(other))?,
+                true => self.reread(w.shard, b - 1)?,
             }
             b -= 1;
         }
         self.backfill(w.shard, a, b)
+    }
+
+    /// In place: page `p` of `shard`, claimed (private writable memory) and held by a window,
+    /// filled with its file bytes now. A page not wholly inside expert tensors is never
+    /// claimed: it shows the file already.
+    fn reread(&mut self, shard: usize, p: u64) -> Result<()> {
+        use std::os::unix::fs::FileExt as _;
+        let s = &self.shards[shard];
+        if !s.expert_pages.iter().any(|&(x, y)| x <= p && p < y) {
+            return Ok(());
+        }
+        let at = p * self.page;
+        let len = self.page.min(s.len.saturating_sub(at)) as usize;
+        // SAFETY: page p lies inside llama.cpp's mapping of this shard and, wholly inside an
+        // expert tensor and held by a window, was claimed as private writable memory; nothing
+        // computes on it while the table changes (the seam's contract), and a read still in
+        // flight into it writes the same file bytes.
+        let dst = unsafe { std::slice::from_raw_parts_mut((s.base + at as usize) as *mut u8, len) };
+        s.file
+            .read_exact_at(dst, at)
+            .map_err(|e| Error::Provider(format!("reading page {p} of shard {shard} again (in place): {e}")))
     }
 
     /// Pages `[a, b)` of `shard` back to what nobody's window shows: poison inside expert
