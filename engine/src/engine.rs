@@ -1066,6 +1066,15 @@ impl EngineBuilder {
                         s.k
                     ));
                 }
+                let gated =
+                    crate::arch::spec(&g.arch).is_some() || crate::arch::GENERIC_ARCHS.iter().any(|a| a.name == g.arch);
+                if !gated {
+                    report.warnings.push(format!(
+                        "warning: architecture `{}` streams through the generic decoder untested: this build has no \
+                         synthetic model or gate of it (llama.cpp's graph computes it; bmoe run --list-archs)",
+                        g.arch
+                    ));
+                }
                 report.n_ubatch = s.generic.as_ref().map_or(n_ubatch, |g| g.ubatch);
                 report.mode = Mode::Streaming(s);
                 Runner::Generic(Box::new(engine))

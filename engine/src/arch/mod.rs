@@ -10,6 +10,7 @@
 
 mod gpt_oss;
 mod keys;
+pub mod llama_moe;
 mod mixtral;
 mod olmoe;
 mod qwen2moe;
