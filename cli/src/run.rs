@@ -685,6 +685,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         threads: report.threads,
         graph_bytes: engine.graph_buffer_bytes(),
         stream: figures.as_ref(),
+        load_s: Some(report.load_s),
     });
     for line in &summary.lines {
         eprintln!("{line}");

@@ -262,6 +262,8 @@ pub struct SummaryInputs<'a> {
     pub graph_bytes: Option<usize>,
     /// Streaming only.
     pub stream: Option<&'a StreamFigures>,
+    /// Seconds the engine took to open (the `load:` line).
+    pub load_s: Option<f64>,
 }
 
 /// Every key of the `--json` summary, in every mode: what was not measured is `null`.
@@ -301,6 +303,7 @@ pub const SUMMARY_KEYS: &[&str] = &[
     "spec_MiB",
     "spec_useful_pct",
     "overlay_ms/tok",
+    "load_s",
     "load_llama_s",
     "load_llama_read_GiB",
 ];
@@ -321,6 +324,9 @@ impl Summary {
             debug_assert!(SUMMARY_KEYS.contains(&k), "{k} is not a summary key");
             summary.insert(k.into(), v);
         };
+        if let Some(l) = i.load_s {
+            put("load_s", json!(l));
+        }
         lines.push(format!(
             "prefill: {} tokens in {:.3} s, {:.1} tok/s{}",
             prompt,
