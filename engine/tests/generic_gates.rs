@@ -1,6 +1,6 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
-//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral and gpt-oss; with
+//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and gemma4; with
 //! the cache evicting, with no cache, with the pread backend. Poison first: every page wholly
 //! inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped
 //! over it, so equal bits prove every routed byte came from the cache; a negative case skips one
@@ -187,6 +187,21 @@ fn mixtral_generic_equals_llama_resident() {
 #[test]
 fn gpt_oss_generic_equals_llama_resident() {
     gates("gpt-oss", Quant::Mxfp4, SOME_CASES);
+}
+
+/// gemma4: the experts' gate and up fused in one tensor (`ffn_gate_up_exps`, one slice and one
+/// `mul_mat_id` per expert for both), a per-expert scale on the down projection that the graph
+/// reads with the same routed ids (resident), the router's logits computed by the model's own
+/// graph, sliding-window layers beside full ones, soft-capped logits. q4_k_m, every case: the
+/// fused slices are whole pages, the q6_K down slices are not.
+#[test]
+fn gemma4_generic_equals_llama_resident() {
+    gates("gemma4", Quant::Q4KM, CASES);
+}
+
+#[test]
+fn gemma4_q8_0_generic_equals_llama_resident() {
+    gates("gemma4", Quant::Q8_0, SOME_CASES);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF

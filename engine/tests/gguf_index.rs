@@ -361,3 +361,51 @@ fn gpt_oss_presets_have_the_published_parameter_counts() {
         assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
     }
 }
+
+/// Gemma-4-26B-A4B (q4_k_m, headers only) is the Q4_K_M file the routing trace
+/// `gemma4-26b-a4b.route.csv` was recorded on: per layer, the bytes of one expert entry (fused
+/// gate_up q4_K, down q5_0 or q8_0: rows of 704 are not whole q4_K/q6_K blocks) and of the
+/// dense weights are the trace header's, exactly; and the parameters are the model card's
+/// (25.2 B, 3.8 B active per token with the tied embedding). The generic index finds it: there
+/// is no native recipe for gemma4.
+#[test]
+fn gemma4_preset_is_the_traced_file() {
+    use bmoe_engine::generic::index::GenericIndex;
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(synth::preset_arch("gemma-4-26b-a4b"), Some("gemma4"));
+    let o = Options::new("gemma4", "gemma-4-26b-a4b", Quant::Q4KM, 1).unwrap();
+    let path = synth::write_sparse(&o, &dir.path().join("g.gguf")).unwrap().remove(0);
+    let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+    assert_eq!((idx.arch.as_str(), idx.n_layer(), idx.n_expert, idx.n_expert_used), ("gemma4", Some(30), 128, 8));
+    assert_eq!(idx.layers.len(), 30);
+    // The trace header's `# layer=L expert_bytes=B dense_bytes=D`.
+    let q8_down = [0, 1, 2, 3, 4, 5, 6, 9, 12, 15, 18, 21, 24, 27];
+    let full = [5, 11, 17, 23, 29];
+    let bumped = [0, 1, 2, 8, 14, 20, 26, 27, 28];
+    for l in &idx.layers {
+        let want = if q8_down.contains(&l.layer) { 4_336_640 } else { 3_593_216 };
+        assert_eq!(l.entry_bytes(), want, "layer {}", l.layer);
+        let projections: Vec<Proj> = l.tensors.iter().map(|t| t.proj).collect();
+        assert_eq!(projections, [Proj::GateUp, Proj::Down], "layer {}", l.layer);
+        let prefix = format!("blk.{}.", l.layer);
+        let dense: u64 = idx
+            .dense
+            .iter()
+            .map(|&i| &idx.file.tensors[i])
+            .filter(|t| t.name.starts_with(&prefix))
+            .map(|t| t.size)
+            .sum();
+        let want = if full.contains(&l.layer) {
+            52_393_476
+        } else if bumped.contains(&l.layer) {
+            44_191_236
+        } else {
+            38_987_268
+        };
+        assert_eq!(dense, want, "layer {} dense", l.layer);
+    }
+    let (t, a) = (idx.n_params() as f64, idx.active_params(8) as f64);
+    assert!((t / 25.2e9 - 1.0).abs() < 0.01, "{t} parameters, published 25.2e9");
+    assert!((a / 3.8e9 - 1.0).abs() < 0.02, "{a} active, published 3.8e9");
+    assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+}
