@@ -1,6 +1,6 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
-//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and gemma4; with
+//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss, gemma4, deepseek2; with
 //! the cache evicting, with no cache, with the pread backend. Poison first: every page wholly
 //! inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped
 //! over it, so equal bits prove every routed byte came from the cache; a negative case skips one
@@ -202,6 +202,18 @@ fn gemma4_generic_equals_llama_resident() {
 #[test]
 fn gemma4_q8_0_generic_equals_llama_resident() {
     gates("gemma4", Quant::Q8_0, SOME_CASES);
+}
+
+/// deepseek2 (DeepSeek-V3, Kimi-K2): MLA attention (its 3-D `attn_k_b`/`attn_v_b` dense), a
+/// leading dense layer with no experts (layer 0: the MoE layers are 1..), expert groups (4 of
+/// 2 experts, 2 used: `ffn_moe_group_topk` masks the other groups before `ffn_moe_topk`),
+/// sigmoid gating with the `exp_probs_b` selection bias, weights normalised and scaled by 2.5,
+/// a shared expert, YaRN. q8_0, and q4_k_m (q6_K downs on `use_more_bits` layers: slices not
+/// whole pages; q5_0 `attn_k_b`, whose 64-wide rows are not whole 256-blocks).
+#[test]
+fn deepseek2_generic_equals_llama_resident() {
+    gates("deepseek2", Quant::Q8_0, SOME_CASES);
+    gates("deepseek2", Quant::Q4KM, &[CASES[1], CASES[0]]);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF

@@ -409,3 +409,55 @@ fn gemma4_preset_is_the_traced_file() {
     assert!((a / 3.8e9 - 1.0).abs() < 0.02, "{a} active, published 3.8e9");
     assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
 }
+
+/// deepseek2's presets (the generic decoder's: found by tensor name), q4_k_m as llama-quantize
+/// mixes it. DeepSeek-V3's model card: 671 B total, 37 B activated (its 685 B on the hub include
+/// the 14 B MTP module, which llama.cpp's converter skips). Kimi-K2: 1.04 T total in its
+/// technical report (the model card rounds to 1 T; the shapes of its config.json add up to
+/// 1.026 T, 1.3 % under: the tolerance here is 1.5 %), 32 B activated on the model card. Both
+/// "activated" figures match the count without the input embedding (a row lookup), as
+/// gpt-oss's card counts.
+#[cfg(feature = "ffi")]
+#[test]
+fn deepseek2_presets_have_the_published_parameter_counts() {
+    use bmoe_engine::generic::index::GenericIndex;
+    let dir = tempfile::tempdir().unwrap();
+    // q4_K gate and up (7168 × 2048 / 256 × 144 B each), down q4_K or q6_K (× 210 B).
+    let (q4, q6) = (7168 * 2048 / 256 * 144, 7168 * 2048 / 256 * 210);
+    for (shape, total, tol, active, n_dense, n_expert) in
+        [("deepseek-v3", 671e9, 0.01, 37e9, 3, 256), ("kimi-k2", 1.04e12, 0.015, 32e9, 1, 384)]
+    {
+        let o = Options::new("deepseek2", shape, Quant::Q4KM, 1).unwrap();
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+        assert_eq!((idx.arch.as_str(), idx.n_expert, idx.n_expert_used), ("deepseek2", n_expert, 8));
+        // The leading dense layers have no experts: the MoE layers are the rest.
+        let layers: Vec<u32> = idx.layers.iter().map(|l| l.layer).collect();
+        assert_eq!(layers, (n_dense..61).collect::<Vec<u32>>(), "{shape}");
+        let embd = idx.file.tensor("token_embd.weight").unwrap().dims.iter().product::<u64>();
+        let (t, a) = (idx.n_params() as f64, (idx.active_params(8) - embd) as f64);
+        assert!((t / total - 1.0).abs() < tol, "{shape}: {t} parameters, published {total}");
+        assert!((a / active - 1.0).abs() < 0.02, "{shape}: {a} active, published {active}");
+        // ffn_down (routed, shared and dense alike) is q6_K on the `use_more_bits` layers.
+        for l in &idx.layers {
+            let more = synth::use_more_bits(l.layer, 61);
+            assert_eq!(l.entry_bytes(), 2 * q4 + if more { q6 } else { q4 }, "{shape} layer {}", l.layer);
+        }
+        let ty = |name: &str| idx.file.tensor(name).unwrap().ty.name();
+        for (name, want) in [
+            ("blk.0.ffn_down.weight", "q6_K"),
+            ("blk.0.attn_k_b.weight", "q5_0"),
+            ("blk.0.attn_v_b.weight", "q4_K"),
+            ("blk.0.attn_kv_a_mqa.weight", "q4_K"),
+            ("blk.31.ffn_down_shexp.weight", "q4_K"),
+            ("blk.30.ffn_down_shexp.weight", "q6_K"),
+            ("blk.30.exp_probs_b.bias", "f32"),
+            ("blk.30.ffn_gate_inp.weight", "f32"),
+            ("output.weight", "q6_K"),
+            ("token_embd.weight", "q4_K"),
+        ] {
+            assert_eq!(ty(name), want, "{shape}: {name}");
+        }
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
+}

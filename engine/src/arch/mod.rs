@@ -8,6 +8,7 @@
 //! Adding an architecture is one new file here that fills an [`ArchSpec`] and one line in
 //! [`ARCHS`].
 
+mod deepseek2;
 mod gemma4;
 mod gpt_oss;
 mod keys;
@@ -89,7 +90,7 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] = &[&gemma4::SPEC];
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[&gemma4::SPEC, &deepseek2::SPEC];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {
