@@ -216,6 +216,26 @@ fn deepseek2_generic_equals_llama_resident() {
     gates("deepseek2", Quant::Q4KM, &[CASES[1], CASES[0]]);
 }
 
+/// Evicted windows are retired lazily (they keep showing their old slot); with the cap on such
+/// stale windows at 1, they are put back (to the poison) oldest first: the same bits.
+#[test]
+fn stale_windows_put_back_under_their_cap_keep_the_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q4KM);
+    let want = generate(&mut resident(&path), &mut greedy);
+    for cap in [0, 1, 5] {
+        let mut g = generic(&path, CASES[1]);
+        g.generic_mut().unwrap().experts_mut().overlay_mut().set_stale_cap(cap);
+        assert!(generate(&mut g, &mut greedy) == want, "stale cap {cap}: generic differs from resident");
+        let x = g.generic().unwrap().experts();
+        assert!(x.overlay().stale() <= cap, "cap {cap}: {} stale windows", x.overlay().stale());
+        assert!(x.cache().counters().total().evictions > 0, "cap {cap}: nothing was evicted");
+    }
+    let mut g = generic(&path, CASES[1]);
+    generate(&mut g, &mut greedy);
+    assert!(g.generic().unwrap().experts().overlay().stale() > 5, "no window was retired lazily");
+}
+
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF
 /// bytes, or on a slot's stale ones, where the expert's should be).
 #[test]

@@ -264,6 +264,12 @@ impl GenericExperts {
         &self.overlay
     }
 
+    /// The overlay table, mutably (tests: a small cap on stale windows).
+    #[doc(hidden)]
+    pub fn overlay_mut(&mut self) -> &mut Overlay {
+        &mut self.overlay
+    }
+
     /// The counters.
     pub fn stats(&self) -> GenericStats {
         self.stats
@@ -317,7 +323,8 @@ impl GenericExperts {
         }
     }
 
-    /// Put the overlaid windows of entry `id` (in `slot`) back.
+    /// Put the overlaid windows of entry `id` (in `slot`) back: retired lazily from a memfd
+    /// pool, restored at once in place (its claimed pages go back).
     fn unmap(&mut self, id: EntryId, slot: u32) -> Result<()> {
         let key = self.cache.geometry().key(id);
         let layer = key.layer as usize;
@@ -329,7 +336,11 @@ impl GenericExperts {
             }
             let (w, _, start) = self.window(layer, p, key.expert);
             let copy = self.copy_of(id, slot, start, p);
-            self.overlay.restore(fd, w, copy)?;
+            match fd {
+                // Lazily: the window keeps showing the slot (see the overlay module).
+                Some(fd) => self.overlay.retire(fd, w, copy)?,
+                None => self.overlay.restore(None, w, copy)?,
+            }
             self.mapped[id as usize] &= !(1 << p);
         }
         Ok(())

@@ -251,7 +251,8 @@ impl GenericEngine {
         let b = budget::resolve(opts.cache, machine, needs)?;
         let (mut n_slots, raised) = budget::slots(b.bytes, slot_bytes, k as usize);
         let mut map_capped = None;
-        if let Some(windows) = overlay::map_budget() {
+        let map_windows = overlay::map_budget();
+        if let Some(windows) = map_windows {
             let most = (windows / n_proj).max(k as usize);
             if n_slots > most {
                 n_slots = most;
@@ -268,6 +269,9 @@ impl GenericEngine {
             session = Self::context(&model, &mut seam, &opts, ubatch)?;
         }
         let mut overlay = overlay;
+        // Stale windows take the map budget's room beside the slots' own (none when that is
+        // unknown: windows are then put back at once).
+        overlay.set_stale_cap(map_windows.map_or(0, |w| w.saturating_sub(n_slots * n_proj)));
         let shared = match opts.in_place {
             true => Err("asked for".to_string()),
             false => BufferPool::new_shared(n_slots * slot_bytes, "bmoe-experts").map_err(|e| e.to_string()),
