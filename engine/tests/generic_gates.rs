@@ -1,6 +1,7 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
-//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral and gpt-oss; with
+//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and
+//! qwen35moe (separate and fused gate/up experts); with
 //! the cache evicting, with no cache, with the pread backend. Poison first: every page wholly
 //! inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped
 //! over it, so equal bits prove every routed byte came from the cache; a negative case skips one
@@ -21,7 +22,17 @@ const PROMPT: [i32; 12] = [5, 77, 300, 12, 9, 250, 401, 33, 7, 128, 64, 2];
 const STEPS: usize = 12;
 
 fn synth_model(dir: &Path, arch: &str, quant: Quant) -> PathBuf {
-    let o = synth::Options::new(arch, "tiny", quant, 21).unwrap();
+    synth_model_with(dir, arch, quant, &[])
+}
+
+/// The tiny shape of `arch` with the shape extras `extra` set (a variant of the architecture's
+/// files, such as fused gate/up experts).
+fn synth_model_with(dir: &Path, arch: &str, quant: Quant, extra: &[(&'static str, f64)]) -> PathBuf {
+    let mut o = synth::Options::new(arch, "tiny", quant, 21).unwrap();
+    for &(k, v) in extra {
+        o.shape.extra.retain(|(name, _)| *name != k);
+        o.shape.extra.push((k, v));
+    }
     synth::write(&o, &dir.join(format!("{arch}.gguf")), &mut |_, _| {}).unwrap()[0].clone()
 }
 
@@ -114,8 +125,13 @@ const SOME_CASES: &[Case] = &[CASES[1], CASES[2]];
 
 /// Every case of `cases`, greedy and sampled, against llama.cpp resident.
 fn gates(arch: &str, quant: Quant, cases: &[Case]) {
+    gates_with(arch, quant, &[], cases);
+}
+
+/// As [`gates`], on the tiny shape with the extras `extra`.
+fn gates_with(arch: &str, quant: Quant, extra: &[(&'static str, f64)], cases: &[Case]) {
     let dir = tempfile::tempdir().unwrap();
-    let path = synth_model(dir.path(), arch, quant);
+    let path = synth_model_with(dir.path(), arch, quant, extra);
     let mut r = resident(&path);
     let n_vocab = r.tokenizer().n_vocab();
     let want_greedy = generate(&mut r, &mut greedy);
@@ -178,6 +194,37 @@ fn mixtral_generic_equals_llama_resident() {
 #[test]
 fn gpt_oss_generic_equals_llama_resident() {
     gates("gpt-oss", Quant::Mxfp4, SOME_CASES);
+}
+
+/// qwen35moe (Qwen3.5/3.6 MoE): gated delta-net layers with their recurrent state, gated full
+/// attention every fourth layer, a shared expert; gate and up separate, as the published files.
+/// q8_0 evicting and with no cache; q4_k_m (the published mix) evicting. No cache lowers the
+/// micro-batch to 1 (k slots), and llama.cpp's own qwen35moe graph is not micro-batch invariant
+/// at q4_k_m (resident at -ub 1 and -ub 8 differ in low bits, streaming or not): at q8_0 it is.
+#[test]
+fn qwen35moe_generic_equals_llama_resident() {
+    gates("qwen35moe", Quant::Q8_0, SOME_CASES);
+    gates("qwen35moe", Quant::Q4KM, &[CASES[1]]);
+}
+
+/// qwen35moe with the fused `ffn_gate_up_exps` (`--fuse-gate-up-exps` files): one slice per
+/// expert holds gate and up, one `mul_mat_id` computes both. q8_0 evicting and with no cache;
+/// q4_k_m evicting and in place, where the q6_K down slices of the `use_more_bits` layers are
+/// not whole pages.
+#[test]
+fn qwen35moe_fused_gate_up_generic_equals_llama_resident() {
+    let fused = [("fused_gate_up", 1.0)];
+    let dir = tempfile::tempdir().unwrap();
+    let g = GenericIndex::new(
+        bmoe_engine::gguf::open_model(&synth_model_with(dir.path(), "qwen35moe", Quant::Q4KM, &fused)).unwrap(),
+    )
+    .unwrap();
+    for l in &g.layers {
+        let names: Vec<&str> = l.tensors.iter().map(|t| t.proj.name()).collect();
+        assert_eq!(names, ["gate_up", "down"], "layer {}", l.layer);
+    }
+    gates_with("qwen35moe", Quant::Q8_0, &fused, SOME_CASES);
+    gates_with("qwen35moe", Quant::Q4KM, &fused, &[CASES[1], CASES[6]]);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF

@@ -361,3 +361,80 @@ fn gpt_oss_presets_have_the_published_parameter_counts() {
         assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
     }
 }
+
+/// The Qwen3.5/3.6 MoE presets (qwen35moe, streamed by the generic decoder; q4_k_m, headers
+/// only) hold exactly the text model their config.json describes, and its published counts:
+/// the model cards give "35B in total and 3B activated" (Qwen3.6-35B-A3B) and "397B in total
+/// and 17B activated" (Qwen3.5-397B-A17B), in whole billions and for the whole multimodal
+/// checkpoint (the vision encoder, about 0.4 B, goes in a GGUF's separate mmproj file; the MTP
+/// block the published GGUF files leave out too). So: total within 1 %, active (both
+/// embeddings counted, as Qwen3-30B-A3B's 3.3 B counts them) rounding to the card's billions.
+#[test]
+fn qwen35moe_presets_have_the_published_parameter_counts() {
+    use bmoe_engine::generic::index::GenericIndex;
+    struct Config {
+        layers: u64,
+        d: u64,
+        experts: u64,
+        k: u64,
+        ff: u64,
+        heads: u64,
+        lin_v_heads: u64,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (shape, c, total, active_b) in [
+        (
+            "qwen3.6-35b-a3b",
+            Config { layers: 40, d: 2048, experts: 256, k: 8, ff: 512, heads: 16, lin_v_heads: 32 },
+            35e9,
+            3.0,
+        ),
+        (
+            "qwen3.5-397b-a17b",
+            Config { layers: 60, d: 4096, experts: 512, k: 10, ff: 1024, heads: 32, lin_v_heads: 64 },
+            397e9,
+            17.0,
+        ),
+    ] {
+        // Common to both configs: 2 KV heads of 256, 16 delta-net Q/K heads of 128 and V heads
+        // of 128, conv kernel 4, full attention every fourth layer, a shared expert of `ff`,
+        // vocabulary 248320, no tied embeddings.
+        let (vocab, hd, kv_heads, lin_k_heads, lhd) = (248_320, 256, 2, 16, 128);
+        let d = c.d;
+        let (key_dim, value_dim) = (lin_k_heads * lhd, c.lin_v_heads * lhd);
+        let recurrent = d * (2 * key_dim + value_dim)
+            + d * value_dim
+            + 4 * (2 * key_dim + value_dim)
+            + 2 * c.lin_v_heads
+            + 2 * d * c.lin_v_heads
+            + lhd
+            + value_dim * d;
+        let attention = d * 2 * c.heads * hd + 2 * d * kv_heads * hd + c.heads * hd * d + 2 * hd;
+        let experts = 3 * d * c.ff * c.experts;
+        let moe = 2 * d + d * c.experts + experts + d + 3 * d * c.ff;
+        let n_attn = c.layers / 4;
+        let want = 2 * d * vocab + d + (c.layers - n_attn) * recurrent + n_attn * attention + c.layers * moe;
+        let want_active = want - c.layers * 3 * d * c.ff * (c.experts - c.k);
+
+        let o = Options::new(synth::preset_arch(shape).unwrap(), shape, Quant::Q4KM, 1).unwrap();
+        assert_eq!(o.arch, "qwen35moe");
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+        assert_eq!(
+            (idx.arch.as_str(), idx.layers.len() as u64, idx.n_expert_used),
+            ("qwen35moe", c.layers, c.k as u32)
+        );
+        let (t, a) = (idx.n_params(), idx.active_params(idx.n_expert_used));
+        assert_eq!((t, a), (want, want_active), "{shape}: the tensors are not the config's");
+        assert!((t as f64 / total - 1.0).abs() < 0.01, "{shape}: {t} parameters, published {total}");
+        assert_eq!((a as f64 / 1e9).round(), active_b, "{shape}: {a} active, published {active_b} B");
+        // An entry: gate and up q4_K (144 bytes per 256 weights), down q6_K (210) on the
+        // use_more_bits layers and q4_K on the others.
+        let gate = d * c.ff / 256 * 144;
+        for l in &idx.layers {
+            let down = if synth::use_more_bits(l.layer, c.layers as u32) { 210 } else { 144 };
+            assert_eq!(l.entry_bytes(), 2 * gate + d * c.ff / 256 * down, "{shape} layer {}", l.layer);
+        }
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
+}

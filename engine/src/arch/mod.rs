@@ -13,6 +13,7 @@ mod keys;
 mod mixtral;
 mod olmoe;
 mod qwen2moe;
+mod qwen35moe;
 mod qwen3moe;
 pub mod recipe;
 pub mod synth;
@@ -87,7 +88,7 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] = &[];
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[&qwen35moe::SPEC];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {
