@@ -1,7 +1,7 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
 //! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and
-//! qwen35moe (separate and fused gate/up experts); with
+//! qwen35moe (separate and fused gate/up experts) and qwen3next; with
 //! the cache evicting, with no cache, with the pread backend. Poison first: every page wholly
 //! inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped
 //! over it, so equal bits prove every routed byte came from the cache; a negative case skips one
@@ -225,6 +225,14 @@ fn qwen35moe_fused_gate_up_generic_equals_llama_resident() {
     }
     gates_with("qwen35moe", Quant::Q8_0, &fused, SOME_CASES);
     gates_with("qwen35moe", Quant::Q4KM, &fused, &[CASES[1], CASES[6]]);
+}
+
+/// qwen3next (Qwen3-Next-80B-A3B): the layer stack of qwen35moe with one `ssm_ba` projection
+/// and plain NeoX RoPE. q8_0 evicting and with no cache; q4_k_m evicting.
+#[test]
+fn qwen3next_generic_equals_llama_resident() {
+    gates("qwen3next", Quant::Q8_0, SOME_CASES);
+    gates("qwen3next", Quant::Q4KM, &[CASES[1]]);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF

@@ -15,6 +15,7 @@ mod olmoe;
 mod qwen2moe;
 mod qwen35moe;
 mod qwen3moe;
+mod qwen3next;
 pub mod recipe;
 pub mod synth;
 
@@ -88,7 +89,7 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] = &[&qwen35moe::SPEC];
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[&qwen35moe::SPEC, &qwen3next::SPEC];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {

@@ -27,6 +27,9 @@
 //! dense. The recurrent layer's f32 parameters are chosen so a random model stays finite: the
 //! decay `ssm_a` negative (the converter writes `-exp(A_log)`), the time-step bias small, the
 //! conv kernel of fan-in 4 scale.
+//!
+//! qwen3next (`super::qwen3next`) is the same family (Qwen3-Next-80B-A3B): this file's tensor
+//! and metadata builders serve both.
 
 use super::synth::{Init, Role, Shape, SynthArch, TensorSpec, CHATML};
 use super::SynthSpec;
@@ -49,12 +52,15 @@ pub(super) static SPEC: SynthSpec = SynthSpec {
 pub(super) enum Family {
     /// qwen35moe: `ssm_alpha` and `ssm_beta` separate, multi-section RoPE.
     Qwen35,
+    /// qwen3next: `ssm_ba` fused (`[n_embd, 2 · n_v_heads]`), plain NeoX RoPE.
+    Qwen3Next,
 }
 
 impl Family {
     fn arch(self) -> &'static str {
         match self {
             Family::Qwen35 => "qwen35moe",
+            Family::Qwen3Next => "qwen3next",
         }
     }
 }
@@ -135,6 +141,7 @@ pub(super) fn tensors(s: &Shape, fam: Family) -> Vec<TensorSpec> {
                     t("ssm_beta.weight", vec![s.n_embd, x.dt_rank], Role::Weight),
                     t("ssm_alpha.weight", vec![s.n_embd, x.dt_rank], Role::Weight),
                 ]),
+                Family::Qwen3Next => v.push(t("ssm_ba.weight", vec![s.n_embd, 2 * x.dt_rank], Role::Weight)),
             }
             v.extend([
                 t("ssm_norm.weight", vec![x.d_state], Role::Norm),
@@ -184,9 +191,10 @@ pub(super) fn tensors(s: &Shape, fam: Family) -> Vec<TensorSpec> {
 }
 
 /// The keys llama.cpp's converter writes (`Qwen3NextModel.set_gguf_parameters` and, for
-/// qwen35moe, the M-RoPE sections): no `feed_forward_length` (the configs have no
-/// `intermediate_size`), the head size (256 ≠ n_embd / n_head), the experts' and shared
-/// expert's sizes, the delta-net sizes, the full-attention period and the rotary dimensions.
+/// qwen35moe, the M-RoPE sections): the head size (256 ≠ n_embd / n_head), the experts' and
+/// shared expert's sizes, the delta-net sizes, the full-attention period, the rotary
+/// dimensions, and `feed_forward_length` only where the config has an `intermediate_size`
+/// (Qwen3-Next's 5120; the Qwen3.5 configs have none).
 pub(super) fn metadata(s: &Shape, fam: Family) -> Vec<(String, Value)> {
     let x = linear(s);
     let arch = fam.arch();
@@ -234,11 +242,18 @@ fn sections(n_rot: u64) -> [i32; 4] {
     [t, t, half - 2 * t, 0]
 }
 
-/// Fills what a generic preset (`tiny`, `small`) leaves out, in the real models' proportions:
-/// delta-net heads of `head_dim` (at most 128) with as many Q/K heads as fit `n_embd` and twice
-/// as many V heads, a conv kernel of 4, full attention every fourth layer, a quarter of each
-/// head rotary, a shared expert of the routed experts' size.
-pub(super) fn fit(s: &mut Shape) {
+/// Fills what a generic preset (`tiny`, `small`) leaves out, in the real models' proportions
+/// ([`fit_delta_net`]); the Qwen3.5 configs have no dense FFN size (`intermediate_size`), so
+/// the file records none.
+fn fit(s: &mut Shape) {
+    fit_delta_net(s);
+    s.n_ff = 0;
+}
+
+/// The family's part of `fit`: delta-net heads of `head_dim` (at most 128) with as many Q/K
+/// heads as fit `n_embd` and twice as many V heads, a conv kernel of 4, full attention every
+/// fourth layer, a quarter of each head rotary, a shared expert of the routed experts' size.
+pub(super) fn fit_delta_net(s: &mut Shape) {
     let d_state = s.head_dim.min(128);
     s.or_set("ssm_d_state", d_state as f64);
     let d_state = s.get("ssm_d_state").unwrap_or(d_state as f64);
@@ -251,8 +266,6 @@ pub(super) fn fit(s: &mut Shape) {
     if s.n_ff_shexp == 0 {
         s.n_ff_shexp = s.n_ff_exp;
     }
-    // The generic presets' dense size is not one the family's files record.
-    s.n_ff = 0;
 }
 
 /// Qwen3.6-35B-A3B (Qwen/Qwen3.6-35B-A3B config.json `text_config`; Qwen3.5-35B-A3B has the
@@ -260,7 +273,7 @@ pub(super) fn fit(s: &mut Shape) {
 /// kernel 4) and 10 gated attention (16 Q heads, 2 KV heads of 256, 64 rotary dimensions);
 /// 256 experts of 512, 8 routed, a shared expert of 512; vocabulary 248320, context 262144,
 /// RoPE base 1e7.
-fn qwen3_6_35b_a3b() -> Shape {
+pub(super) fn qwen3_6_35b_a3b() -> Shape {
     Shape {
         n_layer: 40,
         n_embd: 2048,
