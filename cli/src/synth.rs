@@ -8,12 +8,13 @@ use bmoe::engine::synth::{self, Options, Quant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Architecture (`general.architecture`): qwen3moe, olmoe, llama (Mixtral), qwen2moe, gpt-oss.
-    /// Default: the preset's own (a real model's shape), else qwen3moe.
+    /// Architecture (`general.architecture`): qwen3moe, olmoe, llama (Mixtral), qwen2moe, gpt-oss;
+    /// for the generic decoder only: qwen35moe, qwen3next. Default: the preset's own (a real model's shape),
+    /// else qwen3moe.
     #[arg(long)]
     arch: Option<String>,
     /// Shape preset: tiny, small, qwen3-30b-a3b, olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b,
-    /// gpt-oss-20b, gpt-oss-120b.
+    /// gpt-oss-20b, gpt-oss-120b, qwen3.6-35b-a3b, qwen3.5-397b-a17b, qwen3-next-80b-a3b.
     #[arg(long, default_value = "tiny")]
     shape: String,
     /// Quantisation: f32, f16, q8_0, q4_k_m (llama-quantize's Q4_K_M mix), mxfp4 (its MXFP4_MOE mix:

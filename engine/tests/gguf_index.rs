@@ -457,6 +457,99 @@ fn deepseek2_presets_have_the_published_parameter_counts() {
             ("token_embd.weight", "q4_K"),
         ] {
             assert_eq!(ty(name), want, "{shape}: {name}");
+}
+
+/// The Qwen3.5/3.6 MoE and Qwen3-Next presets (qwen35moe, qwen3next: streamed by the generic
+/// decoder; q4_k_m, headers only) hold exactly the text model their config.json describes, and
+/// its published counts: the model cards give "35B in total and 3B activated"
+/// (Qwen3.6-35B-A3B), "397B in total and 17B activated" (Qwen3.5-397B-A17B), "80B in total and
+/// 3B activated" (Qwen3-Next-80B-A3B), in whole billions and for the whole checkpoint (the
+/// Qwen3.5 vision encoder, about 0.4 B, goes in a GGUF's separate mmproj file; the MTP blocks
+/// the published GGUF files leave out). So: total within 1 %, the active count rounding to the
+/// card's billions: with both embeddings for Qwen3.5 (as Qwen3-30B-A3B's 3.3 B counts them:
+/// 3.455 B and 17.349 B), without them for Qwen3-Next (3.253 B; 3.875 B with them: its "A3B" is
+/// a name, not a count).
+#[test]
+fn qwen35moe_presets_have_the_published_parameter_counts() {
+    use bmoe_engine::generic::index::GenericIndex;
+    struct Config {
+        arch: &'static str,
+        layers: u64,
+        d: u64,
+        experts: u64,
+        k: u64,
+        ff: u64,
+        heads: u64,
+        lin_v_heads: u64,
+        vocab: u64,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let q35 = |layers, d, experts, k, ff, heads, lin_v_heads| Config {
+        arch: "qwen35moe",
+        layers,
+        d,
+        experts,
+        k,
+        ff,
+        heads,
+        lin_v_heads,
+        vocab: 248_320,
+    };
+    for (shape, c, total, active_b, with_embeddings) in [
+        ("qwen3.6-35b-a3b", q35(40, 2048, 256, 8, 512, 16, 32), 35e9, 3.0, true),
+        ("qwen3.5-397b-a17b", q35(60, 4096, 512, 10, 1024, 32, 64), 397e9, 17.0, true),
+        (
+            "qwen3-next-80b-a3b",
+            Config {
+                arch: "qwen3next",
+                experts: 512,
+                k: 10,
+                layers: 48,
+                vocab: 151_936,
+                ..q35(0, 2048, 0, 0, 512, 16, 32)
+            },
+            80e9,
+            3.0,
+            false,
+        ),
+    ] {
+        // Common to all: 2 KV heads of 256, 16 delta-net Q/K heads of 128 and V heads of 128,
+        // conv kernel 4, full attention every fourth layer, a shared expert of `ff`, no tied
+        // embeddings (qwen3next's one `ssm_ba` holds what `ssm_alpha` and `ssm_beta` do).
+        let (hd, kv_heads, lin_k_heads, lhd) = (256, 2, 16, 128);
+        let d = c.d;
+        let (key_dim, value_dim) = (lin_k_heads * lhd, c.lin_v_heads * lhd);
+        let recurrent = d * (2 * key_dim + value_dim)
+            + d * value_dim
+            + 4 * (2 * key_dim + value_dim)
+            + 2 * c.lin_v_heads
+            + 2 * d * c.lin_v_heads
+            + lhd
+            + value_dim * d;
+        let attention = d * 2 * c.heads * hd + 2 * d * kv_heads * hd + c.heads * hd * d + 2 * hd;
+        let experts = 3 * d * c.ff * c.experts;
+        let moe = 2 * d + d * c.experts + experts + d + 3 * d * c.ff;
+        let n_attn = c.layers / 4;
+        let embeddings = 2 * d * c.vocab;
+        let want = embeddings + d + (c.layers - n_attn) * recurrent + n_attn * attention + c.layers * moe;
+        let want_active = want - c.layers * 3 * d * c.ff * (c.experts - c.k);
+
+        let o = Options::new(synth::preset_arch(shape).unwrap(), shape, Quant::Q4KM, 1).unwrap();
+        assert_eq!(o.arch, c.arch);
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+        assert_eq!((idx.arch.as_str(), idx.layers.len() as u64, idx.n_expert_used), (c.arch, c.layers, c.k as u32));
+        let (t, a) = (idx.n_params(), idx.active_params(idx.n_expert_used));
+        assert_eq!((t, a), (want, want_active), "{shape}: the tensors are not the config's");
+        assert!((t as f64 / total - 1.0).abs() < 0.01, "{shape}: {t} parameters, published {total}");
+        let a = if with_embeddings { a } else { a - embeddings };
+        assert_eq!((a as f64 / 1e9).round(), active_b, "{shape}: {a} active, published {active_b} B");
+        // An entry: gate and up q4_K (144 bytes per 256 weights), down q6_K (210) on the
+        // use_more_bits layers and q4_K on the others.
+        let gate = d * c.ff / 256 * 144;
+        for l in &idx.layers {
+            let down = if synth::use_more_bits(l.layer, c.layers as u32) { 210 } else { 144 };
+            assert_eq!(l.entry_bytes(), 2 * gate + d * c.ff / 256 * down, "{shape} layer {}", l.layer);
         }
         assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
     }

@@ -16,7 +16,9 @@ pub mod llama_moe;
 mod mixtral;
 mod olmoe;
 mod qwen2moe;
+mod qwen35moe;
 mod qwen3moe;
+mod qwen3next;
 pub mod recipe;
 pub mod synth;
 
@@ -90,7 +92,7 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] = &[&gemma4::SPEC, &deepseek2::SPEC];
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[&gemma4::SPEC, &deepseek2::SPEC, &qwen35moe::SPEC, &qwen3next::SPEC];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {
