@@ -457,6 +457,9 @@ fn deepseek2_presets_have_the_published_parameter_counts() {
             ("token_embd.weight", "q4_K"),
         ] {
             assert_eq!(ty(name), want, "{shape}: {name}");
+        }
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
 }
 
 /// The Qwen3.5/3.6 MoE and Qwen3-Next presets (qwen35moe, qwen3next: streamed by the generic
