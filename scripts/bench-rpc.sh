@@ -74,15 +74,18 @@ cleanup() {
   for c in "${CGS[@]}"; do rmdir "$c" 2>/dev/null || true; done
   CGS=()
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 141' PIPE HUP
 
-# cgroup NAME MB: a memory cgroup limited to MB (its path on stdout).
+# cgroup NAME MB: a memory cgroup limited to MB; its path in CGPATH (not printed: a command
+# substitution's subshell would not record it for the cleanup).
 cgroup() {
-  local c=$CG/$1
-  mkdir -p "$c"
-  echo $(( $2 << 20 )) > "$c/$CG_LIMIT"
-  CGS+=("$c")
-  echo "$c"
+  CGPATH=$CG/$1
+  mkdir -p "$CGPATH"
+  echo $(( $2 << 20 )) > "$CGPATH/$CG_LIMIT"
+  CGS+=("$CGPATH")
 }
 
 # netns I GBPS: namespace bmrpc-I joined to this one by a veth pair 10.77.I.1 ↔ 10.77.I.2,
@@ -120,9 +123,11 @@ rtt_us() {
   local pre=() ; [ -n "$1" ] && pre=(ip netns exec "$1")
   "${pre[@]}" python3 -c '
 import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((sys.argv[1], 50099)); s.listen(1)
-c, _ = s.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-while (d := c.recv(64)): c.sendall(d)' "$2" &
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((sys.argv[1], 50099)); s.listen(4)
+while True:
+    c, _ = s.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    while (d := c.recv(64)): c.sendall(d)
+    c.close()' "$2" &
   local echo=$!
   wait_port "$2" 50099 || true
   python3 -c '
@@ -139,10 +144,11 @@ print(f"{statistics.median(ts[50:]) * 1e6:.0f}")' "$2"
 
 # server I IP NS MB: an rpc-server for host I on IP, in namespace NS (or here), in a cgroup of MB.
 server() {
-  local c; c=$(cgroup "bmrpc-host$1" "$4")
+  cgroup "bmrpc-host$1" "$4"
   local pre=() ; [ -n "$3" ] && pre=(ip netns exec "$3")
-  "${pre[@]}" sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" rpc-server --host "$3" --port "$4" -t "$5"' \
-    sh "$c" "$BMOE" "$2" "$PORT" "$T" >/dev/null 2>&1 &
+  # Into the cgroup before the namespace: `ip netns exec` remounts /sys, cgroups and all.
+  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' \
+    sh "$CGPATH" "${pre[@]}" "$BMOE" rpc-server --host "$2" --port "$PORT" -t "$T" >/dev/null 2>&1 &
   PIDS+=($!)
   wait_port "$2" "$PORT"
 }
@@ -170,7 +176,7 @@ row() {
   fi
   local rpc=()
   [ "$h" -gt 1 ] && rpc=(--rpc "$(IFS=,; echo "${endpoints[*]}")" --placement "$PLACEMENT" --placement-trace "$TRACE" --rpc-timeout-ms "$TIMEOUT_MS")
-  local coord; coord=$(cgroup bmrpc-coord $(( DENSE_MB + BUDGET_MB + 2048 )))
+  cgroup bmrpc-coord $(( DENSE_MB + BUDGET_MB + 2048 )); local coord=$CGPATH
   for r in $(seq "$ROUNDS"); do
     sh -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' sh "$coord" \
       "$BMOE" run -m "$M" -p "$PROMPT" -n "$N" -t "$T" --temp 0.8 --seed "$r" --ignore-eos -c 1024 \
@@ -189,7 +195,7 @@ print(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], j["s/tok"] * 1e3, j["t
   local sim_gbps=$gbps; [ "$net" = loopback ] && sim_gbps=100
   "$BMOE" replay "$TRACE" --hosts "$h" --link-gbps "$sim_gbps" --rtt-us "$([ "$rtt" = 0 ] && echo 100 || echo "$rtt")" \
     --n-embd "$N_EMBD" --disk-mibps "$DISK_MIBPS" --expert-ms-per-mib "$MS_PER_MIB" --budget-mb "$BUDGET_MB" \
-    --placement "$PLACEMENT" --json | python3 -c '
+    --placement "$PLACEMENT" --json 2>/dev/null | python3 -c '
 import json, sys
 j = json.loads(sys.stdin.readline())
 print("sim", sys.argv[1], sys.argv[2], sys.argv[3], j["bound_ms"], j["serial_ms"], j["net_ms"], j["host_ms"],
@@ -207,8 +213,8 @@ import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]
 runs = [r for r in rows if r[0] != "sim"]
 sims = {tuple(r[1:4]): r[4:] for r in rows if r[0] == "sim"}
-print("| link | hosts | RTT µs (measured) | ms/token (median) | tok/s | wait ms/token | MiB/token out / in | round trips/token | flash MiB/token | lost | sim bound ms | sim serial ms | sim net ms | sim MiB/token | sim flash MiB/token |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| link | hosts | RTT µs (measured) | ms/token (median) | tok/s | wait ms/token | MiB/token out / in | round trips/token | flash MiB/token | lost | sim bound ms | sim serial ms | sim net ms | sim host ms | sim MiB/token | sim round trips/token | sim flash MiB/token |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 seen = []
 for r in runs:
     k = tuple(r[0:3])
@@ -221,7 +227,7 @@ for k in seen:
     link = "loopback" if k[0] == "loopback" else f"{k[1]} Gbit/s"
     lost = ",".join(sorted({r[11] for r in rs} - {"-"})) or "none"
     print(f"| {link} | {k[2]} | {rs[0][3]} | {med(4):.1f} | {med(5):.2f} | {med(6):.2f} | {med(7):.3f} / {med(8):.3f} | {med(9):.1f} | {med(10):.1f} | {lost} | "
-          + " | ".join(s[:4]) + f" | {s[4]} | {s[6]} |")
+          + " | ".join(s[:7]) + " |")
 print(f"(the simulation leaves out the dense part, ~{sys.argv[2]} MiB of layer weights per token on the coordinator: its bound is for the experts and the network only)")
 PY
 rm -f "$OUT" "$OUT.err"

@@ -49,7 +49,8 @@ impl Backend {
     /// protocol handshake now.
     ///
     /// # Errors
-    /// [`Error::Backend`] if this build has no RPC backend or the endpoint has a NUL byte.
+    /// [`Error::Backend`] if this build has no RPC backend, the endpoint has a NUL byte, or the
+    /// server offers no device.
     ///
     /// # Aborts
     /// ggml aborts the process when it cannot connect or the server speaks another protocol
@@ -61,9 +62,23 @@ impl Backend {
         let c = CString::new(endpoint)
             .map_err(|_| Error::Backend { what: format!("an RPC endpoint with a NUL byte: {endpoint:?}") })?;
         super::cpu_init();
-        // SAFETY: c is a NUL-terminated string that outlives the call (ggml copies it); device 0
-        // is the server's first device (bmoe rpc-server serves exactly one, its CPU).
-        let ptr = unsafe { sys::ggml_backend_rpc_init(c.as_ptr(), 0) };
+        let add = rpc_proc(c"ggml_backend_rpc_add_server")?;
+        // SAFETY: the registry's entry of this name is ggml_backend_rpc_add_server, whose
+        // signature ggml_backend_rpc_add_server_t copies from ggml-rpc.h.
+        let add: sys::ggml_backend_rpc_add_server_t = unsafe { std::mem::transmute(add) };
+        // SAFETY: c is a NUL-terminated string that outlives the call (ggml copies it).
+        let reg = unsafe { add(c.as_ptr()) };
+        let none = || Error::Backend { what: format!("the RPC server at {endpoint} offers no device") };
+        if reg.is_null() {
+            return Err(none());
+        }
+        // SAFETY: a live registry with its devices enumerated (add_server returned it).
+        if unsafe { sys::ggml_backend_reg_dev_count(reg) } == 0 {
+            return Err(none());
+        }
+        // SAFETY: device 0 exists (counted above): the server's first device (bmoe rpc-server
+        // serves exactly one, its CPU); ggml_backend_dev_init takes no parameters for RPC.
+        let ptr = unsafe { sys::ggml_backend_dev_init(sys::ggml_backend_reg_dev_get(reg, 0), std::ptr::null()) };
         let ptr = NonNull::new(ptr)
             .ok_or_else(|| Error::Backend { what: format!("could not create an RPC backend for {endpoint}") })?;
         Ok(Self { ptr, name: format!("RPC[{endpoint}]") })
@@ -228,8 +243,24 @@ pub fn tensor_get(t: Tensor<'_>) -> Result<Vec<u8>> {
 
 /// Whether this build has ggml's RPC backend (`GGML_RPC=ON`).
 pub fn rpc_supported() -> bool {
-    // SAFETY: a pure query of the build.
+    // SAFETY: a pure query of the build (llama.cpp looks "RPC" up in ggml's registry).
     unsafe { sys::llama_supports_rpc() }
+}
+
+/// The RPC backend's function `name` from ggml's registry.
+fn rpc_proc(name: &std::ffi::CStr) -> Result<*mut std::ffi::c_void> {
+    let missing = || Error::Backend { what: "this build has no ggml RPC backend (GGML_RPC=ON)".into() };
+    // SAFETY: a lookup by a NUL-terminated name in ggml's static registry; null when absent.
+    let reg = unsafe { sys::ggml_backend_reg_by_name(c"RPC".as_ptr()) };
+    if reg.is_null() {
+        return Err(missing());
+    }
+    // SAFETY: a live registry and a NUL-terminated name; null when the backend has no such entry.
+    let f = unsafe { sys::ggml_backend_reg_get_proc_address(reg, name.as_ptr()) };
+    if f.is_null() {
+        return Err(Error::Backend { what: format!("ggml's RPC backend has no {}", name.to_string_lossy()) });
+    }
+    Ok(f)
 }
 
 /// Serve this machine's CPU (`n_threads` threads) to ggml RPC clients at `endpoint`
@@ -239,9 +270,10 @@ pub fn rpc_supported() -> bool {
 /// # Errors
 /// [`Error::Backend`] if this build has no RPC backend, no CPU device, or a string has a NUL.
 pub fn rpc_serve(endpoint: &str, cache_dir: Option<&Path>, n_threads: usize) -> Result<()> {
-    if !rpc_supported() {
-        return Err(Error::Backend { what: "this build has no ggml RPC backend (GGML_RPC=ON)".into() });
-    }
+    let start = rpc_proc(c"ggml_backend_rpc_start_server")?;
+    // SAFETY: the registry's entry of this name is ggml_backend_rpc_start_server, whose
+    // signature ggml_backend_rpc_start_server_t copies from ggml-rpc.h.
+    let start: sys::ggml_backend_rpc_start_server_t = unsafe { std::mem::transmute(start) };
     let nul = |what: &str| Error::Backend { what: format!("{what} has a NUL byte") };
     let ep = CString::new(endpoint).map_err(|_| nul("the endpoint"))?;
     let cache = cache_dir
@@ -256,13 +288,7 @@ pub fn rpc_serve(endpoint: &str, cache_dir: Option<&Path>, n_threads: usize) -> 
     // SAFETY: the strings are NUL-terminated and outlive the call (which serves until it
     // fails); `dev` is one valid device pointer, read as an array of one.
     unsafe {
-        sys::ggml_backend_rpc_start_server(
-            ep.as_ptr(),
-            cache.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-            n_threads.max(1),
-            1,
-            &mut dev,
-        )
+        start(ep.as_ptr(), cache.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()), n_threads.max(1), 1, &mut dev)
     };
     Ok(())
 }

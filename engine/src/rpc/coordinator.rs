@@ -151,6 +151,10 @@ impl RpcHandle {
     }
 }
 
+/// A request of more rows than this gets one more `timeout` per this many rows (a prefill's
+/// micro-batch), so that a slow but live host is not taken for a dead one.
+const ROWS_PER_TIMEOUT: u32 = 256;
+
 /// One expert host.
 #[derive(Debug)]
 struct Host {
@@ -158,8 +162,18 @@ struct Host {
     link: Option<Link>,
     /// Per layer, expert → its index in the host's stacks.
     index: Vec<Vec<Option<u32>>>,
-    /// The request in flight: its experts with their rows, and when it was sent.
-    pending: Option<(Vec<(u32, usize)>, Instant)>,
+    /// The request in flight.
+    pending: Option<Pending>,
+}
+
+/// A request in flight to a host.
+#[derive(Debug)]
+struct Pending {
+    /// Its experts, each with its rows (the order of the reply's outputs).
+    experts: Vec<(u32, usize)>,
+    deadline: Instant,
+    /// The time it was given (for the message if it misses the deadline).
+    allowed: Duration,
 }
 
 impl Host {
@@ -444,17 +458,15 @@ impl RemoteExperts for Coordinator {
                 }
                 experts.push((e, used[&e].len()));
             }
+            // A decode step's few rows get the timeout; a prefill's many rows, more in proportion.
+            let allowed = self.timeout * (1 + items.len() as u32 / ROWS_PER_TIMEOUT);
             let frame = Compute { layer, n_embd: n_embd as u32, h: hs, items }.encode();
-            let now = Instant::now();
-            let sent = self.hosts[i].link.as_mut().expect("served only when up").send(
-                &frame,
-                now + self.timeout,
-                self.timeout,
-            );
+            let deadline = Instant::now() + allowed;
+            let sent = self.hosts[i].link.as_mut().expect("served only when up").send(&frame, deadline, allowed);
             match sent {
                 Ok(()) => {
                     out.extend(mine);
-                    self.hosts[i].pending = Some((experts, now));
+                    self.hosts[i].pending = Some(Pending { experts, deadline, allowed });
                 }
                 Err(f) => {
                     let (phase, step) = (self.phase(), self.step_no());
@@ -494,11 +506,11 @@ impl RemoteExperts for Coordinator {
             }
             first = false;
             let waiting = self.waiting();
-            let Some(&oldest) = waiting.iter().min_by_key(|&&i| self.sent_at(i)) else { break };
-            let deadline = self.sent_at(oldest) + self.timeout;
+            let Some(&first) = waiting.iter().min_by_key(|&&i| self.deadline(i).0) else { break };
+            let (deadline, allowed) = self.deadline(first);
             let fds: Vec<_> = waiting.iter().map(|&i| self.hosts[i].link.as_ref().expect("up").fd()).collect();
-            if let Err(f) = wait(&fds, libc::POLLIN, deadline, self.timeout) {
-                self.fail(oldest, layer, f, &mut got);
+            if let Err(f) = wait(&fds, libc::POLLIN, deadline, allowed) {
+                self.fail(first, layer, f, &mut got);
             }
         }
         got.lost.sort_unstable();
@@ -517,20 +529,22 @@ impl Coordinator {
         (0..self.hosts.len()).filter(|&i| self.hosts[i].pending.is_some()).collect()
     }
 
-    fn sent_at(&self, i: usize) -> Instant {
-        self.hosts[i].pending.as_ref().expect("pending").1
+    /// Host `i`'s deadline and the time it was given.
+    fn deadline(&self, i: usize) -> (Instant, Duration) {
+        let p = self.hosts[i].pending.as_ref().expect("pending");
+        (p.deadline, p.allowed)
     }
 
     /// Host `i`'s reply to the layer: every expert's rows, or the host is lost (a reply of the
     /// wrong size is never split into outputs).
     fn take_result(&mut self, i: usize, layer: u32, mut cost: HostCounters, y: Vec<f32>, got: &mut Collected) {
         let n_embd = self.n_embd;
-        let rows: usize = self.hosts[i].pending.as_ref().expect("pending").0.iter().map(|e| e.1).sum();
+        let rows: usize = self.hosts[i].pending.as_ref().expect("pending").experts.iter().map(|e| e.1).sum();
         if y.len() != rows * n_embd {
             let f = Failure::Malformed(format!("{} values for {rows} rows of {n_embd}", y.len()));
             return self.fail(i, layer, f, got);
         }
-        let (experts, _) = self.hosts[i].pending.take().expect("pending");
+        let experts = self.hosts[i].pending.take().expect("pending").experts;
         let mut off = 0;
         for &(e, m) in &experts {
             got.outputs.insert(e, y[off * n_embd..(off + m) * n_embd].to_vec());
@@ -543,8 +557,8 @@ impl Coordinator {
 
     /// Host `i` failed during `layer`: its experts go back to the decoder, the host is lost.
     fn fail(&mut self, i: usize, layer: u32, f: Failure, got: &mut Collected) {
-        if let Some((experts, _)) = self.hosts[i].pending.take() {
-            got.lost.extend(experts.iter().map(|e| e.0));
+        if let Some(p) = self.hosts[i].pending.take() {
+            got.lost.extend(p.experts.iter().map(|e| e.0));
         }
         let (phase, step) = (self.phase(), self.step_no());
         self.lose(i, phase, step, Some(layer), f);
