@@ -94,20 +94,24 @@ fn hosts_give_the_one_host_text_greedy_and_sampled_with_every_placement() {
     let hosts = servers.iter().map(|s| s.endpoint.clone()).collect::<Vec<_>>().join(",");
     let trace = dir.path().join("profile.route.csv");
     let trace = trace.to_str().unwrap();
-    for sampling in [&["--temp", "0"][..], &["--temp", "0.9", "--seed", "7"][..]] {
-        let (ok, one, err) = bmoe(&run_args(&m, "24", &[sampling, &["--route-trace", trace]].concat()));
+    let every: [&[&str]; 4] = [
+        &["--placement", "popularity"],
+        &["--placement", "round-robin"],
+        &["--placement-trace", trace],
+        &["--placement", "replicate-hot-2", "--placement-trace", trace],
+    ];
+    // Greedy under every placement; sampled under the two that take the trace's counts.
+    let greedy: &[&str] = &["--temp", "0"];
+    let sampled: &[&str] = &["--temp", "0.9", "--seed", "7"];
+    for (sampling, placements) in [(greedy, &every[..]), (sampled, &every[2..])] {
+        let (ok, one, err) = bmoe(&run_args(&m, "16", &[sampling, &["--route-trace", trace]].concat()));
         assert!(ok, "{err}");
         assert!(!one.trim().is_empty());
-        for placement in [
-            &["--placement", "popularity"][..],
-            &["--placement", "round-robin"],
-            &["--placement-trace", trace],
-            &["--placement", "replicate-hot-2", "--placement-trace", trace],
-        ] {
+        for &placement in placements {
             let mut extra = vec!["--rpc", &hosts, "--json"];
             extra.extend_from_slice(sampling);
             extra.extend_from_slice(placement);
-            let (ok, out, err) = bmoe(&run_args(&m, "24", &extra));
+            let (ok, out, err) = bmoe(&run_args(&m, "16", &extra));
             assert!(ok, "{placement:?}: {err}");
             assert!(err.contains("rpc: 3 of 3 expert hosts up"), "{err}");
             assert!(!err.contains("lost host"), "{err}");

@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -68,6 +69,10 @@ impl Link {
         ours.set_nonblocking(true)?;
         let mut child = Command::new(&cmd.program)
             .args(&cmd.args)
+            // Its own process group: a Ctrl-C at the terminal stops the coordinator between
+            // steps, as without hosts, instead of killing every worker mid-layer (the worker
+            // dies with the coordinator all the same: PR_SET_PDEATHSIG).
+            .process_group(0)
             .stdin(Stdio::from(OwnedFd::from(theirs)))
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
