@@ -1,6 +1,6 @@
 //! Who holds which expert (`--placement`): the deal of each layer's experts over the hosts,
 //! host 0 being the coordinator. Pure arithmetic, shared by the running coordinator and by the
-//! simulation (`bmoe replay --hosts`, [`crate::cache::research::scaleout`]), so that a measured
+//! simulation (`bmoe replay --hosts`, `cache::research::scaleout`), so that a measured
 //! run and its simulated bound place the same experts on the same hosts.
 //!
 //! Whole experts only: an expert computed on one host gives the bits it gives on any other host
