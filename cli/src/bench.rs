@@ -61,6 +61,9 @@ pub struct Args {
     /// Seed of the synthetic prompt tokens.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Every row with its experts spread over these hosts (`bmoe run --rpc`).
+    #[command(flatten)]
+    rpc: crate::rpc::RpcArgs,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -170,6 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             argv.extend(["-c".into(), ctx.to_string()]);
         }
         argv.extend(extra.iter().cloned());
+        argv.extend(args.rpc.argv());
         for (_, flag, v) in combo {
             argv.extend([(*flag).to_string(), v.clone()]);
         }

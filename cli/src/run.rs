@@ -308,6 +308,8 @@ pub struct Args {
     /// Show llama.cpp's own log (model loading details).
     #[arg(long)]
     pub(crate) verbose: bool,
+    #[command(flatten)]
+    pub(crate) rpc: crate::rpc::RpcArgs,
 }
 
 impl Args {
@@ -366,7 +368,8 @@ impl Args {
             (None, None) => b.ubatch_auto(),
             (u, batch) => b.ubatch(batch.map_or(u.unwrap_or(512), |n| n.min(u.unwrap_or(n)))),
         };
-        let mut b = b.n_expert_used(self.n_expert_used).route_replay(self.route_replay.clone());
+        let mut b =
+            b.n_expert_used(self.n_expert_used).route_replay(self.route_replay.clone()).rpc(self.rpc.options()?);
         if let Some(t) = self.threads {
             b = b.threads(t);
         }
@@ -516,6 +519,11 @@ pub(crate) fn open(args: &Args, model: &std::path::Path, signals: &Signals) -> a
     let engine = engine?;
     let report = engine.report();
     eprintln!("{}", report.mode_line());
+    if let Some(h) = engine.rpc() {
+        for line in crate::rpc::start_lines(&h.snapshot()) {
+            eprintln!("{line}");
+        }
+    }
     for w in &report.warnings {
         eprintln!("{w}");
     }
@@ -601,6 +609,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("presence_penalty", args.presence_penalty.to_string()),
         ("frequency_penalty", args.frequency_penalty.to_string()),
         ("seed", format!("{}{}", args.sampling().seed, if args.seed.is_none_or(|s| s < 0) { " (random)" } else { "" })),
+        ("rpc", args.rpc.knob()),
     ]);
     knobs.extend(tail);
 
@@ -633,6 +642,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut text = TextStream::default();
     let mut io_error: Option<std::io::Error> = None;
     let mut meter = Meter::start(engine.telemetry());
+    let rpc = engine.rpc().cloned();
+    let rpc_start = rpc.as_ref().map(|h| h.snapshot());
     let params = GenParams { n_predict, ignore_eos: args.ignore_eos };
     let color = args.color && std::io::IsTerminal::is_terminal(&std::io::stdout());
     if color {
@@ -653,7 +664,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let row = meter.token(&t);
             let phase = if t.index == 0 { "prefill" } else { "decode" };
             if args.progress {
-                eprintln!("{}", row.json(t.index, phase));
+                let mut j = row.json(t.index, phase);
+                if let Some(h) = &rpc {
+                    j["rpc"] = bmoe::engine::telemetry::rpc_step_json(&h.snapshot());
+                }
+                eprintln!("{j}");
             }
             if let Some(f) = csv.as_mut() {
                 if let Err(e) = writeln!(f.writer(), "{}", row.csv(t.index, phase)) {
@@ -678,7 +693,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let end = engine.telemetry();
     eprintln!("{}", report.load_line());
     let figures = engine.stream_figures();
-    let summary = Summary::new(SummaryInputs {
+    let mut summary = Summary::new(SummaryInputs {
         generation: &gen,
         meter: &meter,
         end: &end,
@@ -687,6 +702,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         stream: figures.as_ref(),
         load_s: Some(report.load_s),
     });
+    if let (Some(h), Some(start)) = (&rpc, &rpc_start) {
+        summary.add_rpc(start, &h.snapshot());
+    }
     for line in &summary.lines {
         eprintln!("{line}");
     }

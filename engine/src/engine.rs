@@ -22,6 +22,7 @@ use crate::generic::{GenericEngine, GenericOptions, GenericReport};
 use crate::llama;
 use crate::model::{ModelIndex, MoeShape};
 use crate::provider::{ExpertProvider, ResidentExperts};
+use crate::rpc::{Coordinator, RpcHandle, RpcOptions};
 use crate::session::{self, CancelToken, Control, Forward, Generation, Telemetry, Token};
 use crate::session_file;
 use crate::stream::budget::{self, CacheSize, Machine, Needs};
@@ -197,6 +198,7 @@ pub struct EngineBuilder {
     decoder: DecoderKind,
     poison: bool,
     in_place: bool,
+    rpc: Option<RpcOptions>,
 }
 
 /// Told `(bytes done, bytes in all)` as the dense weights are read at open (a front end's
@@ -513,6 +515,8 @@ pub struct Engine {
     kv: Vec<i32>,
     /// The model file (the first shard), as opened.
     path: PathBuf,
+    /// The expert hosts' figures (`--rpc`).
+    rpc: Option<RpcHandle>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -683,6 +687,7 @@ impl Engine {
             decoder: DecoderKind::Auto,
             poison: false,
             in_place: false,
+            rpc: None,
         }
     }
 }
@@ -788,6 +793,33 @@ impl EngineBuilder {
         self
     }
 
+    /// Spread the routed experts over other hosts' RAM through ggml's RPC backend (our native
+    /// decoder only; see [`crate::rpc`]), or not (`None`, the default).
+    pub fn rpc(mut self, opts: Option<RpcOptions>) -> Self {
+        self.rpc = opts;
+        self
+    }
+
+    /// `--rpc` against the engine it would run on, before anything connects.
+    fn check_rpc(&self, native: bool) -> Result<()> {
+        let Some(r) = &self.rpc else { return Ok(()) };
+        if self.kind != EngineKind::Bmoe || !native {
+            return Err(Error::Invalid(
+                "--rpc spreads the experts of bmoe's native decoder (--engine bmoe on an architecture of --list-archs)"
+                    .into(),
+            ));
+        }
+        if !crate::ggml::backend::rpc_supported() {
+            return Err(Error::Invalid(
+                "--rpc: this build has no ggml RPC backend (llama.cpp built without GGML_RPC=ON)".into(),
+            ));
+        }
+        for h in &r.hosts {
+            crate::rpc::check_endpoint(h).map_err(Error::Invalid)?;
+        }
+        Ok(())
+    }
+
     /// Size `auto` against this much free memory instead of /proc/meminfo's `MemAvailable`
     /// (None: unknown).
     pub fn mem_available(mut self, bytes: Option<u64>) -> Self {
@@ -839,6 +871,7 @@ impl EngineBuilder {
             }
         };
         let streams = self.kind == EngineKind::Bmoe && index.is_some() && self.moe_stream != MoeStream::Off;
+        self.check_rpc(index.is_some() && self.decoder != DecoderKind::Generic)?;
         if let Some(i) = &index {
             check_k(i, self.n_expert_used)?;
             let dense = if self.kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
@@ -912,6 +945,7 @@ impl EngineBuilder {
                 Err(e) => return Err(at("indexing")(e.into())),
             }
         }
+        self.check_rpc(kind == EngineKind::Bmoe && index.is_some())?;
         if let Some(i) = &index {
             check_k(i, self.n_expert_used)?;
             let resident_dense = if kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
@@ -1174,6 +1208,18 @@ impl EngineBuilder {
             }
         };
         let vocab = vocab.expect("every runner has its llama.cpp model");
+        // The expert hosts: placed, started and loaded now; the decoder sends them their experts.
+        let mut runner = runner;
+        let mut rpc = None;
+        if let (Some(opts), Some(i)) = (&self.rpc, &index) {
+            let c = Coordinator::start(i, opts).map_err(at("starting the expert hosts for"))?;
+            rpc = Some(c.handle());
+            match &mut runner {
+                Runner::Resident(d) => d.set_remote(Some(Box::new(c))),
+                Runner::Stream(d) => d.set_remote(Some(Box::new(c))),
+                Runner::Generic(_) | Runner::Llama(_) => unreachable!("--rpc was checked against the decoder"),
+            }
+        }
         let mut engine = Engine {
             runner,
             vocab,
@@ -1182,6 +1228,7 @@ impl EngineBuilder {
             cancel: self.cancel.clone(),
             kv: Vec::new(),
             path: self.path.clone(),
+            rpc,
         };
         if let Some(r) = replay {
             engine.set_route_replay(Some(r))?;
@@ -1475,6 +1522,11 @@ impl Engine {
     /// Bytes of our decoder's graph buffers (None for llama.cpp).
     pub fn graph_buffer_bytes(&self) -> Option<usize> {
         with_decoder!(&self.runner, d => Some(d.graph_buffer_bytes()), None)
+    }
+
+    /// The expert hosts' figures (None without `--rpc`).
+    pub fn rpc(&self) -> Option<&RpcHandle> {
+        self.rpc.as_ref()
     }
 
     /// The streaming figures for a summary (None unless streaming).
