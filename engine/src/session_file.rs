@@ -25,7 +25,7 @@ use sha2::{Digest as _, Sha256};
 use crate::error::{Error, Result};
 use crate::gguf::GgufModel;
 
-/// The format [`write`] writes and [`read`] reads.
+/// The format [`write()`] writes and [`read`] reads.
 pub const FORMAT: &str = "bmoe-session-2";
 
 /// The longest header line read (its tokens and cached experts as JSON): beyond it the file is
@@ -43,7 +43,7 @@ pub struct ModelId {
     pub file: String,
     pub bytes: u64,
     /// SHA-256 (hex) of each shard's length, header and tensor table (the bytes before the
-    /// tensor data) and [`SAMPLES`] windows of [`SAMPLE_BYTES`] spread evenly over its data.
+    /// tensor data) and `SAMPLES` windows of `SAMPLE_BYTES` spread evenly over its data.
     pub content: String,
 }
 
@@ -148,7 +148,7 @@ pub struct Saved {
     pub extra: serde_json::Value,
 }
 
-/// What [`write`] writes besides the state.
+/// What [`write()`] writes besides the state.
 #[derive(Clone, Debug)]
 pub struct Header<'a> {
     pub model: &'a ModelId,
