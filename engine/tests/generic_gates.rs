@@ -1,10 +1,11 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
-//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral and gpt-oss; with
-//! the cache evicting, with no cache, with the pread backend. Poison first: every page wholly
-//! inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped
-//! over it, so equal bits prove every routed byte came from the cache; a negative case skips one
-//! read and sees the bits change.
+//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and the
+//! architectures only the generic decoder runs (glm4moe); with the cache evicting, with no
+//! cache, with the pread backend. Poison first: every page wholly inside an expert tensor of
+//! llama.cpp's mapping shows 0xFF bytes unless our slots are mapped over it, so equal bits prove
+//! every routed byte came from the cache; a negative case skips one read and sees the bits
+//! change.
 #![cfg(feature = "ffi")]
 
 use std::path::{Path, PathBuf};
@@ -178,6 +179,15 @@ fn mixtral_generic_equals_llama_resident() {
 #[test]
 fn gpt_oss_generic_equals_llama_resident() {
     gates("gpt-oss", Quant::Mxfp4, SOME_CASES);
+}
+
+/// glm4moe: a leading dense layer and a shared expert (both resident), sigmoid routing with a
+/// selection bias, normalised and scaled weights, partial RoPE, and an MTP block llama.cpp does
+/// not load (the index does not stream it); every case at q4_k_m, whose q6_K and q8_0 down
+/// slices are not whole pages.
+#[test]
+fn glm4moe_generic_equals_llama_resident() {
+    gates("glm4moe", Quant::Q4KM, CASES);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF

@@ -361,3 +361,110 @@ fn gpt_oss_presets_have_the_published_parameter_counts() {
         assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
     }
 }
+
+/// A real model's figures for a generic architecture's preset.
+#[cfg(feature = "ffi")]
+struct Card {
+    shape: &'static str,
+    /// The model card's total and active parameters.
+    total: f64,
+    active: f64,
+    /// The card's active count leaves out the token embedding and the LM head.
+    active_without_embeddings: bool,
+    /// llama.cpp's count of the real file (`model params` at load: every tensor, the NextN/MTP
+    /// blocks' included), where known.
+    file_params: Option<f64>,
+    /// The distinct bytes of an expert entry in the q4_k_m mix, in layer order of appearance.
+    entries: &'static [u64],
+}
+
+/// The generic architectures' real-model presets (q4_k_m, headers only), indexed as the generic
+/// decoder indexes them: the model card's counts (total within 1 %, active within 2 %), which
+/// leave out the NextN/MTP blocks the files carry (a decode never reads them); llama.cpp's count
+/// of the real file within 0.1 % (so the MTP blocks are there as in the real files); the entry
+/// bytes of the q4_k_m mix.
+#[cfg(feature = "ffi")]
+#[test]
+fn generic_presets_have_the_published_parameter_counts() {
+    use bmoe_engine::generic::index::GenericIndex;
+    let dir = tempfile::tempdir().unwrap();
+    for c in [
+        // GLM-4.5 model card: 106 B / 12 B and 355 B / 32 B (GLM-4.6 is GLM-4.5's shape), active
+        // without embedding and head. llama.cpp: "model params = 110.469 B" loading a GLM-4.5-Air
+        // file (its MTP block with its own embedding and head); a GLM-4.6 file's "repeating
+        // layers = 355.234 B parameters" plus the 2 × 151552 × 5120 of embedding and head.
+        // Entries: gate and up q4_K, down q5_0 (1408 is not whole 256-blocks) or q8_0 on the
+        // use_more_bits layers (q6_K's fallback) for Air; down q4_K or q6_K for 4.6.
+        Card {
+            shape: "glm-4.5-air",
+            total: 106e9,
+            active: 12e9,
+            active_without_embeddings: true,
+            file_params: Some(110.469e9),
+            entries: &[2 * 3_244_032 + 6_127_616, 2 * 3_244_032 + 3_964_928],
+        },
+        Card {
+            shape: "glm-4.6",
+            total: 355e9,
+            active: 32e9,
+            active_without_embeddings: true,
+            file_params: Some(355.234e9 + 2.0 * 151_552.0 * 5120.0),
+            entries: &[2 * 4_423_680 + 6_451_200, 2 * 4_423_680 + 4_423_680],
+        },
+    ] {
+        let shape = c.shape;
+        let arch = synth::preset_arch(shape).unwrap();
+        let o = Options::new(arch, shape, Quant::Q4KM, 1).unwrap();
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+        assert_eq!(idx.arch, arch);
+        let k = idx.n_expert_used;
+        let params = |name: &str| idx.file.tensor(name).map_or(0, |t| t.dims.iter().product::<u64>());
+        let embeddings =
+            if c.active_without_embeddings { params("token_embd.weight") + params("output.weight") } else { 0 };
+        let t = (idx.n_params() - idx.nextn_params()) as f64;
+        let a = (idx.active_params(k) - embeddings) as f64;
+        assert!((t / c.total - 1.0).abs() < 0.01, "{shape}: {t} parameters, published {}", c.total);
+        assert!((a / c.active - 1.0).abs() < 0.02, "{shape}: {a} active, published {}", c.active);
+        if let Some(f) = c.file_params {
+            let n = idx.n_params() as f64;
+            assert!((n / f - 1.0).abs() < 0.001, "{shape}: {n} parameters in the file, llama.cpp counts {f}");
+        }
+        let mut entries: Vec<u64> = Vec::new();
+        for l in &idx.layers {
+            if !entries.contains(&l.entry_bytes()) {
+                entries.push(l.entry_bytes());
+            }
+        }
+        assert_eq!(entries, c.entries, "{shape}: entry bytes");
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
+}
+
+/// A glm4moe file's MTP block (the last `nextn_predict_layers` blocks, which llama.cpp skips)
+/// and its leading dense layer are neither streamed nor dense: the tiny preset (4 blocks: one
+/// dense, two MoE, the MTP block) streams layers 1 and 2 only, and every tensor of block 3 is
+/// counted apart.
+#[cfg(feature = "ffi")]
+#[test]
+fn glm4moe_streams_its_moe_layers_and_not_its_mtp_block() {
+    use bmoe_engine::generic::index::GenericIndex;
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options::new("glm4moe", "tiny", Quant::Q8_0, 1).unwrap();
+    let path = synth::write_sparse(&o, &dir.path().join("glm.gguf")).unwrap().remove(0);
+    let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+    assert_eq!(idx.layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![1, 2]);
+    let names = |v: &[usize]| v.iter().map(|&i| idx.file.tensors[i].name.clone()).collect::<Vec<_>>();
+    let nextn = names(&idx.nextn);
+    assert!(nextn.iter().all(|n| n.starts_with("blk.3.")), "{nextn:?}");
+    assert!(
+        nextn.iter().any(|n| n == "blk.3.ffn_up_exps.weight")
+            && nextn.iter().any(|n| n == "blk.3.nextn.eh_proj.weight")
+    );
+    let dense = names(&idx.dense);
+    assert!(dense.iter().all(|n| !n.starts_with("blk.3.")));
+    assert!(
+        dense.iter().any(|n| n == "blk.0.ffn_down.weight") && dense.iter().any(|n| n == "blk.1.ffn_down_shexp.weight")
+    );
+    assert_eq!(idx.dense.len() + idx.nextn.len() + 2 * 3, idx.file.tensors.len());
+}

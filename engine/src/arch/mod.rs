@@ -8,6 +8,7 @@
 //! Adding an architecture is one new file here that fills an [`ArchSpec`] and one line in
 //! [`ARCHS`].
 
+mod glm4moe;
 mod gpt_oss;
 mod keys;
 mod mixtral;
@@ -87,7 +88,7 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] = &[];
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[&glm4moe::SPEC];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {

@@ -158,11 +158,11 @@ impl Quant {
 
     /// The type of `spec` in a model of shape `s`, as llama-quantize picks it
     /// (`llama_tensor_get_type_impl` and `tensor_type_fallback` in `llama-quant.cpp`): norms,
-    /// routers and 1-D tensors stay f32; Q4_K_M gives attn_v and every ffn_down (routed and
-    /// shared) of the `use_more_bits` layers q6_K, the output q6_K; an 8-expert model
-    /// (Mixtral) gets q8_0 attn_k and attn_v and q5_K attn_output; a k-quant whose rows are not
-    /// whole 256-blocks falls back to q5_0 (for q4_K), q5_1 (q5_K) or q8_0 (q6_K). MXFP4_MOE
-    /// gives the 3-D expert stacks MXFP4 and every other weight q8_0.
+    /// routers and 1-D tensors stay f32; Q4_K_M gives attn_v and every ffn_down (routed,
+    /// shared, or a leading dense layer's) of the `use_more_bits` layers q6_K, the output q6_K;
+    /// an 8-expert model (Mixtral) gets q8_0 attn_k and attn_v and q5_K attn_output; a k-quant
+    /// whose rows are not whole 256-blocks falls back to q5_0 (for q4_K), q5_1 (q5_K) or q8_0
+    /// (q6_K). MXFP4_MOE gives the 3-D expert stacks MXFP4 and every other weight q8_0.
     pub fn tensor_type(self, spec: &TensorSpec, s: &Shape) -> GgmlType {
         let role = spec.role;
         if matches!(role, Role::Norm | Role::Router | Role::Bias | Role::ShexpGateInp | Role::Sinks | Role::F32(_))
@@ -182,6 +182,8 @@ impl Quant {
                     Role::AttnK | Role::AttnV if eight => GgmlType::Q8_0,
                     Role::AttnOut if eight => GgmlType::Q5_K,
                     Role::AttnV | Role::ExpDown | Role::ShexpDown if more => GgmlType::Q6_K,
+                    // llama-quant's FFN_DOWN category is by name: a dense layer's `ffn_down` too.
+                    Role::ResidualOut if more && spec.name.contains("ffn_down") => GgmlType::Q6_K,
                     _ => GgmlType::Q4_K,
                 }
             }
