@@ -148,7 +148,8 @@ fn tensors(s: &Shape) -> Vec<TensorSpec> {
 
 /// As llama.cpp's converter writes a GLM-4.5 config (`Glm4MoeModel.set_gguf_parameters`):
 /// `block_count` counts the MTP blocks, `feed_forward_length` is the dense layers' FFN, the
-/// head size is explicit (96 heads of 128 are not `n_embd` / `n_head`), the gating is sigmoid.
+/// head size is explicit (96 heads of 128 are not `n_embd` / `n_head`), the gating is sigmoid,
+/// the experts are one group.
 fn metadata(s: &Shape) -> Vec<(String, Value)> {
     let g = Glm::of(s);
     let u = |x: u64| Value::U32(x as u32);
@@ -167,6 +168,9 @@ fn metadata(s: &Shape) -> Vec<(String, Value)> {
             ("expert_weights_scale", Value::F32(g.scale)),
             ("expert_weights_norm", Value::Bool(true)),
             ("nextn_predict_layers", u(g.nextn.into())),
+            // The config's n_group and topk_group: one group, which llama.cpp's graph skips.
+            ("expert_group_count", Value::U32(1)),
+            ("expert_group_used_count", Value::U32(1)),
         ]
         .map(|(k, x)| (format!("glm4moe.{k}"), x)),
     );
