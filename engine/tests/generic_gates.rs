@@ -1,7 +1,7 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
 //! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and the
-//! architectures only the generic decoder runs (glm4moe); with the cache evicting, with no
+//! architectures only the generic decoder runs (glm4moe, minimax-m2); with the cache evicting, with no
 //! cache, with the pread backend. Poison first: every page wholly inside an expert tensor of
 //! llama.cpp's mapping shows 0xFF bytes unless our slots are mapped over it, so equal bits prove
 //! every routed byte came from the cache; a negative case skips one read and sees the bits
@@ -188,6 +188,13 @@ fn gpt_oss_generic_equals_llama_resident() {
 #[test]
 fn glm4moe_generic_equals_llama_resident() {
     gates("glm4moe", Quant::Q4KM, CASES);
+}
+
+/// minimax-m2: Q/K norms over the whole projections, partial RoPE, sigmoid routing with a
+/// selection bias and normalised weights, every layer MoE.
+#[test]
+fn minimax_m2_generic_equals_llama_resident() {
+    gates("minimax-m2", Quant::Q8_0, SOME_CASES);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF
