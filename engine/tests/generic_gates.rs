@@ -1,11 +1,11 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
 //! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and the
-//! architectures only the generic decoder runs (glm4moe, minimax-m2); with the cache evicting, with no
-//! cache, with the pread backend. Poison first: every page wholly inside an expert tensor of
-//! llama.cpp's mapping shows 0xFF bytes unless our slots are mapped over it, so equal bits prove
-//! every routed byte came from the cache; a negative case skips one read and sees the bits
-//! change.
+//! architectures only the generic decoder runs (glm4moe, minimax-m2, llama4); with the cache
+//! evicting, with no cache, with the pread backend. Poison first: every page wholly inside an
+//! expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped over it, so
+//! equal bits prove every routed byte came from the cache; a negative case skips one read and
+//! sees the bits change.
 #![cfg(feature = "ffi")]
 
 use std::path::{Path, PathBuf};
@@ -195,6 +195,14 @@ fn glm4moe_generic_equals_llama_resident() {
 #[test]
 fn minimax_m2_generic_equals_llama_resident() {
     gates("minimax-m2", Quant::Q8_0, SOME_CASES);
+}
+
+/// llama4: MoE and dense layers interleaved, top-1 with the router weight applied before the
+/// experts, a shared expert, chunked attention with no-RoPE layers (the chunk is llama.cpp's
+/// fixed 8192, past these contexts); every case at q4_k_m.
+#[test]
+fn llama4_generic_equals_llama_resident() {
+    gates("llama4", Quant::Q4KM, CASES);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF
