@@ -1,11 +1,11 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
 //! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and the
-//! architectures only the generic decoder runs (glm4moe, minimax-m2, llama4); with the cache
-//! evicting, with no cache, with the pread backend. Poison first: every page wholly inside an
-//! expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped over it, so
-//! equal bits prove every routed byte came from the cache; a negative case skips one read and
-//! sees the bits change.
+//! architectures only the generic decoder runs (glm4moe, minimax-m2, llama4, bailingmoe2); with
+//! the cache evicting, with no cache, with the pread backend. Poison first: every page wholly
+//! inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped
+//! over it, so equal bits prove every routed byte came from the cache; a negative case skips one
+//! read and sees the bits change.
 #![cfg(feature = "ffi")]
 
 use std::path::{Path, PathBuf};
@@ -203,6 +203,14 @@ fn minimax_m2_generic_equals_llama_resident() {
 #[test]
 fn llama4_generic_equals_llama_resident() {
     gates("llama4", Quant::Q4KM, CASES);
+}
+
+/// bailingmoe2: expert groups (each token keeps 2 of 4 groups, then its top-k among their
+/// experts), a fused QKV, a leading dense layer, a shared expert, sigmoid routing with a
+/// selection bias, and an MTP block llama.cpp skips; q4_k_m.
+#[test]
+fn bailingmoe2_generic_equals_llama_resident() {
+    gates("bailingmoe2", Quant::Q4KM, SOME_CASES);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF

@@ -466,6 +466,33 @@ fn generic_presets_have_the_published_parameter_counts() {
             n_tensors: None,
             entries: &[2 * 23_592_960 + 34_406_400, 3 * 23_592_960],
         },
+        // Ling 2.0 model cards: Ling-mini-2.0 16 B total, 1.4 B active, "non-embedding 789 M"
+        // (without embedding and head: ours 789.2 M); Ling-flash-2.0 100 B total (its
+        // safetensors hold 102,889,705,216, which ours equal to the parameter), 6.1 B active,
+        // 4.8 B non-embedding. Entries: gate and up q4_K, down q6_K (layer 1, the first MoE
+        // layer, is a use_more_bits one) or q4_K.
+        Card {
+            shape: "ling-mini-2.0",
+            total: 16e9,
+            total_tol: 0.02,
+            active: 0.789e9,
+            active_without_embeddings: true,
+            active_tol: 0.02,
+            file_params: None,
+            n_tensors: None,
+            entries: &[2 * 589_824 + 860_160, 3 * 589_824],
+        },
+        Card {
+            shape: "ling-flash-2.0",
+            total: 100e9,
+            total_tol: 0.03,
+            active: 4.8e9,
+            active_without_embeddings: true,
+            active_tol: 0.02,
+            file_params: Some(102_889_705_216.0),
+            n_tensors: None,
+            entries: &[2 * 2_359_296 + 3_440_640, 3 * 2_359_296],
+        },
     ] {
         let shape = c.shape;
         let arch = synth::preset_arch(shape).unwrap();

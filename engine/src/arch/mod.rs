@@ -8,6 +8,7 @@
 //! Adding an architecture is one new file here that fills an [`ArchSpec`] and one line in
 //! [`ARCHS`].
 
+mod bailingmoe2;
 mod glm4moe;
 mod gpt_oss;
 mod keys;
@@ -90,7 +91,7 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] = &[&glm4moe::SPEC, &minimax_m2::SPEC, &llama4::SPEC];
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[&glm4moe::SPEC, &minimax_m2::SPEC, &llama4::SPEC, &bailingmoe2::SPEC];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {
