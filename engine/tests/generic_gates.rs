@@ -1,11 +1,11 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
 //! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and the
-//! architectures only the generic decoder runs (glm4moe, minimax-m2, llama4, bailingmoe2); with
-//! the cache evicting, with no cache, with the pread backend. Poison first: every page wholly
-//! inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped
-//! over it, so equal bits prove every routed byte came from the cache; a negative case skips one
-//! read and sees the bits change.
+//! architectures only the generic decoder runs (glm4moe, minimax-m2, llama4, bailingmoe2,
+//! lfm2moe); with the cache evicting, with no cache, with the pread backend. Poison first: every
+//! page wholly inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots
+//! are mapped over it, so equal bits prove every routed byte came from the cache; a negative case
+//! skips one read and sees the bits change.
 #![cfg(feature = "ffi")]
 
 use std::path::{Path, PathBuf};
@@ -211,6 +211,14 @@ fn llama4_generic_equals_llama_resident() {
 #[test]
 fn bailingmoe2_generic_equals_llama_resident() {
     gates("bailingmoe2", Quant::Q4KM, SOME_CASES);
+}
+
+/// lfm2moe: short-conv layers (a recurrent conv state) and attention layers alternating, a
+/// leading dense layer, sigmoid routing with a selection bias, the embedding tied; every case at
+/// q4_k_m.
+#[test]
+fn lfm2moe_generic_equals_llama_resident() {
+    gates("lfm2moe", Quant::Q4KM, CASES);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF

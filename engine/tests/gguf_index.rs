@@ -493,6 +493,21 @@ fn generic_presets_have_the_published_parameter_counts() {
             n_tensors: None,
             entries: &[2 * 2_359_296 + 3_440_640, 3 * 2_359_296],
         },
+        // LFM2-8B-A1B model card: 8.3 B total, 1.5 B active; ours 1.557 B with the tied
+        // embedding counted once (1.422 B without it), inside the card's two figures (4 %).
+        // Entries: gate and up q4_K, down q6_K on the use_more_bits layers (layer 2, the first
+        // MoE layer, is one) or q4_K.
+        Card {
+            shape: "lfm2-8b-a1b",
+            total: 8.3e9,
+            total_tol: 0.01,
+            active: 1.5e9,
+            active_without_embeddings: false,
+            active_tol: 0.04,
+            file_params: None,
+            n_tensors: None,
+            entries: &[2 * 2_064_384 + 3_010_560, 3 * 2_064_384],
+        },
     ] {
         let shape = c.shape;
         let arch = synth::preset_arch(shape).unwrap();
@@ -552,4 +567,21 @@ fn glm4moe_streams_its_moe_layers_and_not_its_mtp_block() {
         dense.iter().any(|n| n == "blk.0.ffn_down.weight") && dense.iter().any(|n| n == "blk.1.ffn_down_shexp.weight")
     );
     assert_eq!(idx.dense.len() + idx.nextn.len() + 2 * 3, idx.file.tensors.len());
+}
+
+/// llama-quant counts the attn_v tensors apart (`i_attention_wv` of `n_attention_wv`): in
+/// LFM2-8B-A1B only 6 of 24 layers attend, so q4_k_m's use_more_bits picks the 3rd and 6th of
+/// them (layers 10 and 21), not the layers use_more_bits of 24 would (2, 14, 21).
+#[test]
+fn q4_k_m_picks_attn_v_by_its_place_among_the_attention_layers() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options::new("lfm2moe", "lfm2-8b-a1b", Quant::Q4KM, 1).unwrap();
+    let path = synth::write_sparse(&o, &dir.path().join("lfm2.gguf")).unwrap().remove(0);
+    let file = gguf::open_model(&path).unwrap();
+    let ty = |l: u32| file.tensor(&format!("blk.{l}.attn_v.weight")).unwrap().ty.name();
+    let q6: Vec<u32> = [2, 6, 10, 14, 18, 21].into_iter().filter(|&l| ty(l) == "q6_K").collect();
+    assert_eq!(q6, vec![10, 21]);
+    // The tied embedding is the output: q6_K, and there is no output.weight.
+    assert_eq!(file.tensor("token_embd.weight").unwrap().ty.name(), "q6_K");
+    assert!(file.tensor("output.weight").is_none());
 }

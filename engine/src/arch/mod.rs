@@ -12,6 +12,7 @@ mod bailingmoe2;
 mod glm4moe;
 mod gpt_oss;
 mod keys;
+mod lfm2moe;
 mod llama4;
 mod minimax_m2;
 mod mixtral;
@@ -91,7 +92,8 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] = &[&glm4moe::SPEC, &minimax_m2::SPEC, &llama4::SPEC, &bailingmoe2::SPEC];
+pub static GENERIC_ARCHS: &[&SynthSpec] =
+    &[&glm4moe::SPEC, &minimax_m2::SPEC, &llama4::SPEC, &bailingmoe2::SPEC, &lfm2moe::SPEC];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {
