@@ -541,6 +541,8 @@ impl Protocol {
                 compute_ms: col(|t| t.compute_ms),
                 manage_ms: col(|t| t.manage_ms),
                 peak_rss_mib: f("max_rss_MiB").into_iter().reduce(f64::max),
+                load_s: report::median(&f("load_s")),
+                load_read_gib: report::median(&f("load_llama_read_GiB")),
                 mem_floor_mib: ok(ci).filter_map(|r| r.mem_floor).min().map(|m| m as f64 / MIB),
                 lower_bound_ms: None,
                 text_identical,

@@ -90,6 +90,10 @@ pub struct CellSummary {
     pub compute_ms: Option<f64>,
     pub manage_ms: Option<f64>,
     pub peak_rss_mib: Option<f64>,
+    /// Seconds the engine took to open, median (`load_s`); for the generic decoder, the GiB
+    /// llama.cpp's own load read from storage (`load_llama_read_GiB`).
+    pub load_s: Option<f64>,
+    pub load_read_gib: Option<f64>,
     pub mem_floor_mib: Option<f64>,
     /// max(MiB/token ÷ disk MiB/s, compute ms), ms.
     pub lower_bound_ms: Option<f64>,
@@ -163,13 +167,15 @@ pub fn markdown_table(cells: &[CellSummary]) -> String {
 /// The prefill of each cell as a markdown table.
 pub fn prefill_table(cells: &[CellSummary]) -> String {
     let mut s = String::from(
-        "| cell | prefill s | read MiB | compute s | lower bound s | × bound |\n|---|---|---|---|---|---|\n",
+        "| cell | load s (llama.cpp's load read GiB) | prefill s | read MiB | compute s | lower bound s | × bound |\n|---|---|---|---|---|---|---|\n",
     );
     for c in cells {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {}{} | {} | {} | {} | {} | {} |",
             c.name,
+            opt(c.load_s, 2),
+            c.load_read_gib.map_or(String::new(), |g| format!(" ({g:.2})")),
             opt(c.prefill_s, 3),
             opt(c.prefill_read_mib, 1),
             opt(c.prefill_compute_s, 3),

@@ -40,6 +40,9 @@ pub struct Args {
     /// Overlap modes (comma list: off, lookahead, pipeline, full).
     #[arg(long, value_delimiter = ',')]
     overlap: Vec<String>,
+    /// Decoders (comma list: auto, native, generic).
+    #[arg(long, value_delimiter = ',')]
+    decoder: Vec<String>,
     /// CPU threads (comma list).
     #[arg(short = 't', long, value_delimiter = ',')]
     threads: Vec<String>,
@@ -58,6 +61,9 @@ pub struct Args {
     /// Seed of the synthetic prompt tokens.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Every row with its experts spread over these hosts (`bmoe run --rpc`).
+    #[command(flatten)]
+    rpc: crate::rpc::RpcArgs,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -135,8 +141,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // A context of at least 512, so that the default micro-batch is not clamped by it.
     let ctx = need_ctx.max().unwrap_or(1).max(512);
     // The cartesian product of the knob lists, in the order given.
-    let lists: [(&'static str, &'static str, &Vec<String>); 5] = [
+    let lists: [(&'static str, &'static str, &Vec<String>); 6] = [
         ("cache_mb", "--cache-mb", &args.cache_mb),
+        ("decoder", "--decoder", &args.decoder),
         ("overlap", "--overlap", &args.overlap),
         ("threads", "-t", &args.threads),
         ("io_threads", "--io-threads", &args.io_threads),
@@ -166,6 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             argv.extend(["-c".into(), ctx.to_string()]);
         }
         argv.extend(extra.iter().cloned());
+        argv.extend(args.rpc.argv());
         for (_, flag, v) in combo {
             argv.extend([(*flag).to_string(), v.clone()]);
         }
@@ -288,7 +296,7 @@ fn resolve(r: &bmoe::Report) -> Resolved {
     use bmoe::Mode;
     let (mode, budget_mib, overlap, lanes) = match &r.mode {
         Mode::Streaming(s) => (
-            "streaming".to_string(),
+            if s.generic.is_some() { "streaming (generic)" } else { "streaming" }.to_string(),
             Some(s.pool_bytes as f64 / (1u64 << 20) as f64),
             s.overlap.name().to_string(),
             Some(s.lanes),

@@ -545,6 +545,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             threads: engine.report().threads,
             graph_bytes: engine.graph_buffer_bytes(),
             stream: engine.stream_figures().as_ref(),
+            load_s: None,
         });
         let steps = g.step_s.len();
         let decode_s: f64 = g.step_s.iter().sum();

@@ -12,6 +12,8 @@ mod iobench;
 mod output;
 mod progress;
 mod replay;
+mod rpc;
+mod rpc_server;
 mod run;
 mod selfcheck;
 mod serve;
@@ -52,6 +54,12 @@ enum Command {
     Inspect(inspect::Args),
     /// Replay a routing trace (route_trace v1) against expert-cache policies and budgets.
     Replay(replay::Args),
+    /// Serve this machine's CPU and RAM to a coordinator's routed experts (`bmoe run --rpc
+    /// HOST:PORT`): ggml's own RPC server, loopback by default (no authentication, no encryption).
+    RpcServer(rpc_server::Args),
+    /// Drive one expert host for a coordinator (started by `--rpc`, never by hand).
+    #[command(hide = true)]
+    RpcWorker,
 }
 
 /// The long `--version` text: version, git revision, ggml version, CPU features.
@@ -111,6 +119,8 @@ fn run() -> anyhow::Result<()> {
         Command::Synth(args) => synth::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::RpcServer(args) => rpc_server::run(args),
+        Command::RpcWorker => rpc_server::worker(),
     }
 }
 

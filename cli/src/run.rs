@@ -308,6 +308,8 @@ pub struct Args {
     /// Show llama.cpp's own log (model loading details).
     #[arg(long)]
     pub(crate) verbose: bool,
+    #[command(flatten)]
+    pub(crate) rpc: crate::rpc::RpcArgs,
 }
 
 impl Args {
@@ -366,7 +368,8 @@ impl Args {
             (None, None) => b.ubatch_auto(),
             (u, batch) => b.ubatch(batch.map_or(u.unwrap_or(512), |n| n.min(u.unwrap_or(n)))),
         };
-        let mut b = b.n_expert_used(self.n_expert_used).route_replay(self.route_replay.clone());
+        let mut b =
+            b.n_expert_used(self.n_expert_used).route_replay(self.route_replay.clone()).rpc(self.rpc.options()?);
         if let Some(t) = self.threads {
             b = b.threads(t);
         }
@@ -516,6 +519,11 @@ pub(crate) fn open(args: &Args, model: &std::path::Path, signals: &Signals) -> a
     let engine = engine?;
     let report = engine.report();
     eprintln!("{}", report.mode_line());
+    if let Some(h) = engine.rpc() {
+        for line in crate::rpc::start_lines(&h.snapshot()) {
+            eprintln!("{line}");
+        }
+    }
     for w in &report.warnings {
         eprintln!("{w}");
     }
@@ -601,6 +609,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("presence_penalty", args.presence_penalty.to_string()),
         ("frequency_penalty", args.frequency_penalty.to_string()),
         ("seed", format!("{}{}", args.sampling().seed, if args.seed.is_none_or(|s| s < 0) { " (random)" } else { "" })),
+        ("rpc", args.rpc.knob()),
     ]);
     knobs.extend(tail);
 
@@ -633,6 +642,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut text = TextStream::default();
     let mut io_error: Option<std::io::Error> = None;
     let mut meter = Meter::start(engine.telemetry());
+    let rpc = engine.rpc().cloned();
+    let rpc_start = rpc.as_ref().map(|h| h.snapshot());
     let params = GenParams { n_predict, ignore_eos: args.ignore_eos };
     let color = args.color && std::io::IsTerminal::is_terminal(&std::io::stdout());
     if color {
@@ -653,7 +664,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let row = meter.token(&t);
             let phase = if t.index == 0 { "prefill" } else { "decode" };
             if args.progress {
-                eprintln!("{}", row.json(t.index, phase));
+                let mut j = row.json(t.index, phase);
+                if let Some(h) = &rpc {
+                    j["rpc"] = bmoe::engine::telemetry::rpc_step_json(&h.snapshot());
+                }
+                eprintln!("{j}");
             }
             if let Some(f) = csv.as_mut() {
                 if let Err(e) = writeln!(f.writer(), "{}", row.csv(t.index, phase)) {
@@ -678,14 +693,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let end = engine.telemetry();
     eprintln!("{}", report.load_line());
     let figures = engine.stream_figures();
-    let summary = Summary::new(SummaryInputs {
+    let mut summary = Summary::new(SummaryInputs {
         generation: &gen,
         meter: &meter,
         end: &end,
         threads: report.threads,
         graph_bytes: engine.graph_buffer_bytes(),
         stream: figures.as_ref(),
+        load_s: Some(report.load_s),
     });
+    if let (Some(h), Some(start)) = (&rpc, &rpc_start) {
+        summary.add_rpc(start, &h.snapshot());
+    }
     for line in &summary.lines {
         eprintln!("{line}");
     }
@@ -726,27 +745,58 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The `--list-archs` table: what this build decodes with its own decoder and streams.
+/// The `--list-archs` table: every MoE architecture the vendored llama.cpp knows, and how this
+/// build streams it: our native decoder, or llama.cpp's own graph (generic) with a synthetic
+/// model and gates here, or generic and untested here.
 fn list_archs() -> String {
+    use bmoe::engine::arch::{llama_moe, GENERIC_ARCHS};
     use std::fmt::Write as _;
-    let mut out = String::from(
-        "architectures this build decodes (bmoe decoder, bit-equal to llama.cpp) and streams \
-         (experts read from the file into the cache):\n",
-    );
-    for a in bmoe::engine::model::ARCHS {
+    let synth_line = |name: &str| {
         let presets: Vec<&str> = bmoe::engine::synth::presets()
             .into_iter()
-            .filter(|p| bmoe::engine::synth::preset_arch(p).is_none_or(|x| x == a.name))
+            .filter(|p| bmoe::engine::synth::preset_arch(p).is_none_or(|x| x == name))
             .collect();
+        format!("bmoe synth --arch {name} --shape {}", presets.join("|"))
+    };
+    let mut out = String::from(
+        "native: bmoe's own decoder (bit-equal to llama.cpp; per-expert pipelining, look-ahead), streamed; \
+         the generic decoder (llama.cpp's own graph, the routed experts streamed in) is gated on these too:\n",
+    );
+    for a in bmoe::engine::model::ARCHS {
         let _ = writeln!(out, "{}", a.name);
+        let _ = writeln!(out, "  decoder: native (--decoder generic: gated too)");
         let _ = writeln!(out, "  models:  {}", a.models);
         let _ = writeln!(out, "  decodes: {}", a.decodes);
         let _ = writeln!(out, "  streams: {}", a.streams);
-        let _ = writeln!(out, "  synth:   bmoe synth --arch {} --shape {}", a.name, presets.join("|"));
+        let _ = writeln!(out, "  synth:   {}", synth_line(a.name));
     }
     out.push_str(
-        "any other architecture: `mode: architecture not streamable by this build`, run by llama.cpp on mmap \
-         (--moe-stream auto), or pass --engine llama\n",
+        "\ngeneric (gated): llama.cpp's own graph with the routed experts streamed in; a synthetic model \
+         and the generic gates (streamed == llama.cpp resident, bit for bit) exist here:\n",
+    );
+    if GENERIC_ARCHS.is_empty() {
+        out.push_str("  (none in this build)\n");
+    }
+    for a in GENERIC_ARCHS {
+        let _ = writeln!(out, "{}", a.name);
+        let _ = writeln!(out, "  decoder: generic (gated)");
+        let _ = writeln!(out, "  models:  {}", a.models);
+        let _ = writeln!(out, "  synth:   {}", synth_line(a.name));
+    }
+    let known = |n: &str| bmoe::engine::arch::spec(n).is_some() || GENERIC_ARCHS.iter().any(|a| a.name == n);
+    let untested: Vec<&str> = llama_moe::LLAMA_MOE_ARCHS.iter().copied().filter(|n| !known(n)).collect();
+    let _ = writeln!(
+        out,
+        "\ngeneric (untested): the vendored llama.cpp decodes these MoE architectures and the generic decoder \
+         streams them, but no synthetic model or gate of them exists here (a run says so in one warning line; \
+         some are MoE only when the file has experts):\n  {}",
+        untested.join(" ")
+    );
+    let _ = writeln!(
+        out,
+        "\nany other architecture (dense, or encoders: {}): `mode: architecture not streamable by this build`, run by \
+         llama.cpp on mmap (--moe-stream auto), or pass --engine llama",
+        llama_moe::ENCODERS.join(", ")
     );
     out
 }

@@ -8,12 +8,16 @@ use bmoe::engine::synth::{self, Options, Quant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Architecture (`general.architecture`): qwen3moe, olmoe, llama (Mixtral), qwen2moe, gpt-oss.
-    /// Default: the preset's own (a real model's shape), else qwen3moe.
+    /// Architecture (`general.architecture`): qwen3moe, olmoe, llama (Mixtral), qwen2moe, gpt-oss;
+    /// for the generic decoder only: gemma4, deepseek2, qwen35moe, qwen3next and the others
+    /// `bmoe run --list-archs` names as gated. Default: the preset's own (a real model's
+    /// shape), else qwen3moe.
     #[arg(long)]
     arch: Option<String>,
-    /// Shape preset: tiny, small, qwen3-30b-a3b, olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b,
-    /// gpt-oss-20b, gpt-oss-120b.
+    /// Shape preset: tiny, small (any architecture), or a real model's: qwen3-30b-a3b,
+    /// olmoe-1b-7b, mixtral-8x7b, qwen1.5-moe-a2.7b, gpt-oss-20b, gpt-oss-120b, gemma-4-26b-a4b,
+    /// deepseek-v3, kimi-k2, qwen3.6-35b-a3b, qwen3.5-397b-a17b, qwen3-next-80b-a3b (and the
+    /// others `bmoe run --list-archs` lists).
     #[arg(long, default_value = "tiny")]
     shape: String,
     /// Quantisation: f32, f16, q8_0, q4_k_m (llama-quantize's Q4_K_M mix), mxfp4 (its MXFP4_MOE mix:

@@ -153,6 +153,12 @@ fn list_archs_names_what_this_build_streams() {
     assert!(out.contains("gpt-oss-120b") && out.contains("attention sinks"), "{out}");
     assert!(out.contains("--shape tiny|small|gpt-oss-20b|gpt-oss-120b"), "{out}");
     assert!(out.contains("not streamable by this build"), "{out}");
+    // Every MoE architecture of the vendored llama.cpp is named, once, in one of the sections.
+    for arch in bmoe::engine::arch::llama_moe::LLAMA_MOE_ARCHS {
+        let named = out.lines().filter(|l| *l == *arch || l.split_whitespace().any(|w| w == *arch)).count();
+        assert!(named >= 1, "{arch} missing from {out}");
+    }
+    assert!(out.contains("generic (untested)") && out.contains("deepseek32"), "{out}");
     // Without --list-archs, a model is required.
     let (ok, _, err) = bmoe(&["run"]);
     assert!(!ok && err.contains("--model"), "{err}");

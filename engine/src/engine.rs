@@ -22,6 +22,7 @@ use crate::generic::{GenericEngine, GenericOptions, GenericReport};
 use crate::llama;
 use crate::model::{ModelIndex, MoeShape};
 use crate::provider::{ExpertProvider, ResidentExperts};
+use crate::rpc::{Coordinator, RpcHandle, RpcOptions};
 use crate::session::{self, CancelToken, Control, Forward, Generation, Telemetry, Token};
 use crate::session_file;
 use crate::stream::budget::{self, CacheSize, Machine, Needs};
@@ -197,6 +198,7 @@ pub struct EngineBuilder {
     decoder: DecoderKind,
     poison: bool,
     in_place: bool,
+    rpc: Option<RpcOptions>,
 }
 
 /// Told `(bytes done, bytes in all)` as the dense weights are read at open (a front end's
@@ -382,7 +384,22 @@ impl Report {
             fmt_bytes(s.pool_bytes),
             if s.auto { " auto" } else { "" },
             s.policy,
-            if s.overlap == Overlap::Off { "off" } else { "on (each projection computes while the next ones read)" },
+            match (s.overlap.pipeline(), s.overlap.lookahead()) {
+                (false, false) => "off".to_string(),
+                (pipe, ahead) => format!(
+                    "on ({}{}{})",
+                    if pipe { "each projection computes while the next ones read" } else { "" },
+                    if pipe && ahead { " + " } else { "" },
+                    if ahead {
+                        match g.unpredicted.len() {
+                            0 => "look-ahead reads the next layer's predicted experts".to_string(),
+                            n => format!("look-ahead reads the next layer's predicted experts, {n} layers unpredicted"),
+                        }
+                    } else {
+                        String::new()
+                    },
+                ),
+            },
             self.threads,
             self.lossy(),
         )
@@ -498,6 +515,8 @@ pub struct Engine {
     kv: Vec<i32>,
     /// The model file (the first shard), as opened.
     path: PathBuf,
+    /// The expert hosts' figures (`--rpc`).
+    rpc: Option<RpcHandle>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -668,6 +687,7 @@ impl Engine {
             decoder: DecoderKind::Auto,
             poison: false,
             in_place: false,
+            rpc: None,
         }
     }
 }
@@ -773,6 +793,33 @@ impl EngineBuilder {
         self
     }
 
+    /// Spread the routed experts over other hosts' RAM through ggml's RPC backend (our native
+    /// decoder only; see [`crate::rpc`]), or not (`None`, the default).
+    pub fn rpc(mut self, opts: Option<RpcOptions>) -> Self {
+        self.rpc = opts;
+        self
+    }
+
+    /// `--rpc` against the engine it would run on, before anything connects.
+    fn check_rpc(&self, native: bool) -> Result<()> {
+        let Some(r) = &self.rpc else { return Ok(()) };
+        if self.kind != EngineKind::Bmoe || !native {
+            return Err(Error::Invalid(
+                "--rpc spreads the experts of bmoe's native decoder (--engine bmoe on an architecture of --list-archs)"
+                    .into(),
+            ));
+        }
+        if !crate::ggml::backend::rpc_supported() {
+            return Err(Error::Invalid(
+                "--rpc: this build has no ggml RPC backend (llama.cpp built without GGML_RPC=ON)".into(),
+            ));
+        }
+        for h in &r.hosts {
+            crate::rpc::check_endpoint(h).map_err(Error::Invalid)?;
+        }
+        Ok(())
+    }
+
     /// Size `auto` against this much free memory instead of /proc/meminfo's `MemAvailable`
     /// (None: unknown).
     pub fn mem_available(mut self, bytes: Option<u64>) -> Self {
@@ -824,6 +871,7 @@ impl EngineBuilder {
             }
         };
         let streams = self.kind == EngineKind::Bmoe && index.is_some() && self.moe_stream != MoeStream::Off;
+        self.check_rpc(index.is_some() && self.decoder != DecoderKind::Generic)?;
         if let Some(i) = &index {
             check_k(i, self.n_expert_used)?;
             let dense = if self.kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
@@ -897,31 +945,49 @@ impl EngineBuilder {
                 Err(e) => return Err(at("indexing")(e.into())),
             }
         }
+        self.check_rpc(kind == EngineKind::Bmoe && index.is_some())?;
         if let Some(i) = &index {
             check_k(i, self.n_expert_used)?;
             let resident_dense = if kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
             check_memory(i, self.n_ctx, n_ubatch, resident_dense, mem_available)?;
         }
+        let mut generic_replay = None;
         if let Some(g) = &generic_index {
-            if self.n_expert_used.is_some() {
-                return Err(Error::Invalid(
-                    "--n-expert-used is not built for the generic decoder yet (it would override the file's expert_used_count in llama.cpp)".into(),
-                ));
+            let n = g.n_expert;
+            if let Some(k) = self.n_expert_used.filter(|&k| k == 0 || k > n) {
+                return Err(Error::Invalid(format!(
+                    "--n-expert-used {k}: the model has {n} experts per layer (1..={n})"
+                )));
             }
-            if self.route_replay.is_some() {
-                return Err(Error::Invalid("--route-replay is not built for the generic decoder yet".into()));
+            if let Some(p) = &self.route_replay {
+                let t = RouteTrace::read(p)?;
+                let r = RouteReplay::from_trace(&t, &p.display().to_string())?;
+                let k = self.n_expert_used.unwrap_or(g.n_expert_used);
+                r.check(g.layers.len() as u32, n, k as usize)?;
+                generic_replay = Some(r);
             }
-            if self.stream.overlap.lookahead() && self.stream.overlap != Overlap::Full {
-                return Err(Error::Invalid(
-                    "--overlap lookahead: look-ahead is not built for the generic decoder (--overlap full or pipeline: each projection computes while the next ones read)".into(),
-                ));
-            }
-            let _ = g;
         }
         // The generic decoder's llama.cpp model is the whole model, loaded when it opens; it is
         // the tokenizer too.
+        // llama.cpp's own run with fewer experts per token (lossy, as ours): its
+        // `expert_used_count` overridden at load.
+        let k_override = |extra_bufts: bool| -> Result<llama::Model> {
+            let model = crate::gguf::open_model(&self.path).map_err(|e| at("reading")(e.into()))?;
+            let arch = model.metadata().get_str("general.architecture").unwrap_or_default().to_string();
+            let k = self.n_expert_used.expect("asked");
+            let n = model.metadata().get_u64(&format!("{arch}.expert_count")).unwrap_or(0);
+            if k == 0 || u64::from(k) > n {
+                return Err(Error::Invalid(format!(
+                    "--n-expert-used {k}: the model has {n} experts per layer (1..={n})"
+                )));
+            }
+            let k = i64::from(k);
+            Ok(llama::Model::mmap_overriding(&self.path, extra_bufts, &[(format!("{arch}.expert_used_count"), k)])?)
+        };
         let vocab = match kind {
             _ if generic_index.is_some() => None,
+            EngineKind::Llama if self.n_expert_used.is_some() => Some(Ok(k_override(true)?)),
+            EngineKind::LlamaPlain if self.n_expert_used.is_some() => Some(Ok(k_override(false)?)),
             EngineKind::Llama => Some(llama::Model::mmap(&self.path)),
             EngineKind::LlamaPlain => Some(llama::Model::mmap_plain_kernels(&self.path)),
             EngineKind::Bmoe => Some(llama::Model::vocab_only(&self.path)),
@@ -953,6 +1019,7 @@ impl EngineBuilder {
                 r.check(sh.n_layer, sh.n_expert, self.n_expert_used.unwrap_or(sh.n_expert_used) as usize)?;
                 Some(r)
             }
+            (Some(_), EngineKind::Bmoe) if generic_replay.is_some() => None,
             (Some(_), _) => {
                 return Err(Error::Invalid("--route-replay replaces our decoder's routing: use --engine bmoe".into()))
             }
@@ -967,7 +1034,7 @@ impl EngineBuilder {
             n_ubatch,
             auto_ubatch: opts.auto_ubatch,
             n_expert_used: self.n_expert_used,
-            route_replay: replay.as_ref().map(|r| (r.source.clone(), r.len())),
+            route_replay: replay.as_ref().or(generic_replay.as_ref()).map(|r| (r.source.clone(), r.len())),
             arch: index
                 .as_ref()
                 .map(|i| i.arch.name.to_string())
@@ -994,6 +1061,9 @@ impl EngineBuilder {
                     poison: self.poison,
                     pipeline: so.overlap.pipeline(),
                     in_place: self.in_place,
+                    lookahead: so.overlap.lookahead(),
+                    n_expert_used: self.n_expert_used,
+                    replay: generic_replay.take(),
                 };
                 let progress = &*self.progress.0;
                 let (engine, gr) = GenericEngine::open(&self.path, g, go, &mut |p| {
@@ -1028,6 +1098,15 @@ impl EngineBuilder {
                         fmt_bytes(s.pool_bytes),
                         fmt_bytes(s.cycle_bytes),
                         s.k
+                    ));
+                }
+                let gated =
+                    crate::arch::spec(&g.arch).is_some() || crate::arch::GENERIC_ARCHS.iter().any(|a| a.name == g.arch);
+                if !gated {
+                    report.warnings.push(format!(
+                        "warning: architecture `{}` streams through the generic decoder untested: this build has no \
+                         synthetic model or gate of it (llama.cpp's graph computes it; bmoe run --list-archs)",
+                        g.arch
                     ));
                 }
                 report.n_ubatch = s.generic.as_ref().map_or(n_ubatch, |g| g.ubatch);
@@ -1129,6 +1208,18 @@ impl EngineBuilder {
             }
         };
         let vocab = vocab.expect("every runner has its llama.cpp model");
+        // The expert hosts: placed, started and loaded now; the decoder sends them their experts.
+        let mut runner = runner;
+        let mut rpc = None;
+        if let (Some(opts), Some(i)) = (&self.rpc, &index) {
+            let c = Coordinator::start(i, opts).map_err(at("starting the expert hosts for"))?;
+            rpc = Some(c.handle());
+            match &mut runner {
+                Runner::Resident(d) => d.set_remote(Some(Box::new(c))),
+                Runner::Stream(d) => d.set_remote(Some(Box::new(c))),
+                Runner::Generic(_) | Runner::Llama(_) => unreachable!("--rpc was checked against the decoder"),
+            }
+        }
         let mut engine = Engine {
             runner,
             vocab,
@@ -1137,6 +1228,7 @@ impl EngineBuilder {
             cancel: self.cancel.clone(),
             kv: Vec::new(),
             path: self.path.clone(),
+            rpc,
         };
         if let Some(r) = replay {
             engine.set_route_replay(Some(r))?;
@@ -1432,16 +1524,22 @@ impl Engine {
         with_decoder!(&self.runner, d => Some(d.graph_buffer_bytes()), None)
     }
 
+    /// The expert hosts' figures (None without `--rpc`).
+    pub fn rpc(&self) -> Option<&RpcHandle> {
+        self.rpc.as_ref()
+    }
+
     /// The streaming figures for a summary (None unless streaming).
     pub fn stream_figures(&self) -> Option<StreamFigures> {
         let Mode::Streaming(s) = &self.report.mode else { return None };
-        if let Runner::Generic(_) = &self.runner {
+        if let Runner::Generic(g) = &self.runner {
+            let x = g.experts();
             return Some(StreamFigures {
                 budget_mib: s.pool_bytes as f64 / MIB,
                 cycle_mib: s.cycle_bytes as f64 / MIB,
-                overlap: false,
-                lookahead_off: None,
-                lookahead_layers: Vec::new(),
+                overlap: s.overlap.lookahead(),
+                lookahead_off: x.lookahead().1.map(str::to_string),
+                lookahead_layers: x.lookahead_layers().to_vec(),
                 llama_load: s.generic.as_ref().map(|g| (g.llama_load_s, g.llama_read_bytes)),
                 prefill_plan: None,
             });

@@ -70,6 +70,10 @@ pub enum Error {
     /// from a damaged session, say), never sampled from.
     #[error("{0}")]
     Corrupt(String),
+    /// Expert hosts over ggml's RPC backend (`--rpc`): a worker that could not be started, a
+    /// placement that does not fit the model.
+    #[error("rpc: {0}")]
+    Rpc(String),
     /// A knob that does not fit the model or the machine, found before anything is allocated
     /// (the builder's validation): the message names the knob and what would fit.
     #[error("{0}")]

@@ -42,6 +42,7 @@ pub mod llama;
 pub mod model;
 #[cfg(feature = "ffi")]
 pub mod provider;
+pub mod rpc;
 #[cfg(feature = "ffi")]
 pub mod session;
 pub mod session_file;

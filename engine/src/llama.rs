@@ -94,22 +94,38 @@ impl Model {
         Self::load(path, false, false)
     }
 
-    /// [`Self::mmap_plain_kernels`], telling `progress` llama.cpp's load progress (0 to 1).
+    /// [`Self::mmap_plain_kernels`], telling `progress` llama.cpp's load progress (0 to 1), with
+    /// the file's integer metadata `overrides` (`(key, value)`, e.g. `qwen3moe.expert_used_count`)
+    /// in place of its own.
     ///
     /// # Errors
-    /// [`Error::Load`].
-    pub fn mmap_plain_kernels_with_progress(path: &Path, progress: &mut dyn FnMut(f32)) -> Result<Self> {
-        Self::load_with(path, false, false, Some(progress))
+    /// [`Error::Load`]; [`Error::Call`] for a key longer than llama.cpp takes (127 bytes).
+    pub fn mmap_plain_kernels_with(
+        path: &Path,
+        overrides: &[(String, i64)],
+        progress: &mut dyn FnMut(f32),
+    ) -> Result<Self> {
+        Self::load_with(path, false, false, overrides, Some(progress))
+    }
+
+    /// [`Self::mmap`] (with `extra_bufts`) or [`Self::mmap_plain_kernels`] (without), with the
+    /// file's integer metadata `overrides` in place of its own.
+    ///
+    /// # Errors
+    /// As [`Self::mmap_plain_kernels_with`].
+    pub fn mmap_overriding(path: &Path, extra_bufts: bool, overrides: &[(String, i64)]) -> Result<Self> {
+        Self::load_with(path, false, extra_bufts, overrides, None)
     }
 
     fn load(path: &Path, vocab_only: bool, extra_bufts: bool) -> Result<Self> {
-        Self::load_with(path, vocab_only, extra_bufts, None)
+        Self::load_with(path, vocab_only, extra_bufts, &[], None)
     }
 
     fn load_with(
         path: &Path,
         vocab_only: bool,
         extra_bufts: bool,
+        overrides: &[(String, i64)],
         mut progress: Option<&mut dyn FnMut(f32)>,
     ) -> Result<Self> {
         init();
@@ -129,6 +145,26 @@ impl Model {
         if let Some(f) = progress.as_mut() {
             params.progress_callback = Some(on_progress);
             params.progress_callback_user_data = (f as *mut &mut dyn FnMut(f32)).cast();
+        }
+        // A list ended by an empty key, alive for the load call (llama.cpp copies it).
+        let mut kv: Vec<sys::llama_model_kv_override> = Vec::with_capacity(overrides.len() + 1);
+        for (key, v) in overrides {
+            // SAFETY: a plain C struct of integers and arrays: all zeros is a valid value.
+            let mut o: sys::llama_model_kv_override = unsafe { std::mem::zeroed() };
+            if key.len() >= o.key.len() {
+                return Err(Error::Call(format!("metadata key `{key}` is longer than llama.cpp takes")));
+            }
+            o.tag = sys::LLAMA_KV_OVERRIDE_TYPE_INT;
+            for (d, &b) in o.key.iter_mut().zip(key.as_bytes()) {
+                *d = b as std::ffi::c_char;
+            }
+            o.__bindgen_anon_1.val_i64 = *v;
+            kv.push(o);
+        }
+        if !kv.is_empty() {
+            // SAFETY: as above; the empty key ends the list.
+            kv.push(unsafe { std::mem::zeroed() });
+            params.kv_overrides = kv.as_ptr();
         }
         // SAFETY: c is a valid NUL-terminated path; params came from llama.cpp's defaults; the
         // progress closure outlives the call (llama.cpp calls it only during the load).

@@ -11,6 +11,7 @@
 use serde_json::{json, Value};
 
 use crate::decoder::PrefillPlan;
+use crate::rpc::RpcFigures;
 use crate::session::{Generation, Telemetry, Token};
 use crate::stream::LayerLookahead;
 
@@ -262,6 +263,8 @@ pub struct SummaryInputs<'a> {
     pub graph_bytes: Option<usize>,
     /// Streaming only.
     pub stream: Option<&'a StreamFigures>,
+    /// Seconds the engine took to open (the `load:` line).
+    pub load_s: Option<f64>,
 }
 
 /// Every key of the `--json` summary, in every mode: what was not measured is `null`.
@@ -301,8 +304,10 @@ pub const SUMMARY_KEYS: &[&str] = &[
     "spec_MiB",
     "spec_useful_pct",
     "overlay_ms/tok",
+    "load_s",
     "load_llama_s",
     "load_llama_read_GiB",
+    "rpc_hosts",
 ];
 
 impl Summary {
@@ -321,6 +326,9 @@ impl Summary {
             debug_assert!(SUMMARY_KEYS.contains(&k), "{k} is not a summary key");
             summary.insert(k.into(), v);
         };
+        if let Some(l) = i.load_s {
+            put("load_s", json!(l));
+        }
         lines.push(format!(
             "prefill: {} tokens in {:.3} s, {:.1} tok/s{}",
             prompt,
@@ -518,4 +526,84 @@ impl Summary {
     pub fn json_line(&self) -> String {
         Value::Object(self.json.clone()).to_string()
     }
+}
+
+impl Summary {
+    /// The expert hosts' part (`--rpc`), from the coordinator's figures at the start and the end
+    /// of the generation: one `rpc:` line for the placement and one per host, per decode token
+    /// (what ggml-rpc sent and received, its round trips, the coordinator's wait, the tokens the
+    /// host bounded, or when and why it was lost), and the `rpc_hosts` key.
+    pub fn add_rpc(&mut self, start: &RpcFigures, end: &RpcFigures) {
+        let steps = end.decode_steps.saturating_sub(start.decode_steps);
+        let per = |x: f64| if steps > 0 { Some(x / steps as f64) } else { None };
+        self.lines.push(format!(
+            "rpc: placement {}{} over this host and {} more ({} up); this host holds {} experts over all layers",
+            end.placement,
+            end.trace
+                .as_ref()
+                .map_or(" (no trace: every expert counts the same)".into(), |t| format!(" (counts from {t})")),
+            end.hosts.len(),
+            end.hosts_up(),
+            end.local_experts,
+        ));
+        let mut rows = Vec::new();
+        let num = |x: Option<f64>, prec: usize| x.map_or("unmeasured".to_string(), |v| format!("{v:.prec$}"));
+        for (i, (a, b)) in start.hosts.iter().zip(&end.hosts).enumerate() {
+            let d = b.decode.since(&a.decode);
+            let (sent, received) = (per(d.sent_bytes as f64 / MIB), per(d.received_bytes as f64 / MIB));
+            let (trips, wait) = (per(d.round_trips as f64), per(d.wait_s * 1e3));
+            let state = match &b.lost {
+                Some(l) => format!(
+                    "; LOST {}{}: {}",
+                    if l.phase == "start" { "at start".to_string() } else { format!("in {} step {}", l.phase, l.step) },
+                    l.layer.map_or(String::new(), |x| format!(", layer {x}")),
+                    l.why
+                ),
+                None => String::new(),
+            };
+            self.lines.push(format!(
+                "rpc: host {} {}: per decode token {} MiB sent, {} MiB received, {} round trips, waited {} ms; bounded \
+                 {} of {steps} tokens; {} experts in its RAM ({:.1} MiB uploaded){state}",
+                i + 1,
+                b.endpoint,
+                num(sent, 4),
+                num(received, 4),
+                num(trips, 1),
+                num(wait, 3),
+                d.bounded,
+                b.experts_held,
+                b.uploaded_bytes as f64 / MIB,
+            ));
+            let lost =
+                b.lost.as_ref().map(|l| json!({"phase": l.phase, "step": l.step, "layer": l.layer, "why": l.why}));
+            rows.push(json!({
+                "host": b.endpoint,
+                "up": b.lost.is_none(),
+                "experts_held": b.experts_held,
+                "uploaded_MiB": b.uploaded_bytes as f64 / MIB,
+                "sent_MiB/tok": sent,
+                "received_MiB/tok": received,
+                "round_trips/tok": trips,
+                "wait_ms/tok": wait,
+                "bounded_tokens": d.bounded,
+                "lost": lost,
+            }));
+        }
+        self.json.insert("rpc_hosts".into(), Value::Array(rows));
+    }
+}
+
+/// The expert hosts' part of one token's `--progress` line: per host what the step sent,
+/// received and waited, and the host that bounded it (`null`: none, this host's own experts
+/// took longest).
+pub fn rpc_step_json(f: &RpcFigures) -> Value {
+    let s = &f.step;
+    json!({
+        "bound_host": s.bound().map(|i| f.hosts[i].endpoint.clone()),
+        "sent_bytes": s.hosts.iter().map(|c| c.sent_bytes).collect::<Vec<_>>(),
+        "received_bytes": s.hosts.iter().map(|c| c.received_bytes).collect::<Vec<_>>(),
+        "round_trips": s.hosts.iter().map(|c| c.round_trips).collect::<Vec<_>>(),
+        "wait_ms": s.hosts.iter().map(|c| c.wait_s * 1e3).collect::<Vec<_>>(),
+        "hosts_up": f.hosts_up(),
+    })
 }

@@ -1,11 +1,11 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
-//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss and the
-//! architectures only the generic decoder runs (glm4moe, minimax-m2, llama4, bailingmoe2,
-//! lfm2moe); with the cache evicting, with no cache, with the pread backend. Poison first: every
-//! page wholly inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots
-//! are mapped over it, so equal bits prove every routed byte came from the cache; a negative case
-//! skips one read and sees the bits change.
+//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss, gemma4,
+//! deepseek2, qwen35moe (separate and fused gate/up experts), qwen3next, glm4moe, minimax-m2,
+//! llama4, bailingmoe2 and lfm2moe; with the cache evicting, with no cache, with the pread
+//! backend. Poison first: every page wholly inside an expert tensor of llama.cpp's mapping shows
+//! 0xFF bytes unless our slots are mapped over it, so equal bits prove every routed byte came
+//! from the cache; a negative case skips one read and sees the bits change.
 #![cfg(feature = "ffi")]
 
 use std::path::{Path, PathBuf};
@@ -22,7 +22,17 @@ const PROMPT: [i32; 12] = [5, 77, 300, 12, 9, 250, 401, 33, 7, 128, 64, 2];
 const STEPS: usize = 12;
 
 fn synth_model(dir: &Path, arch: &str, quant: Quant) -> PathBuf {
-    let o = synth::Options::new(arch, "tiny", quant, 21).unwrap();
+    synth_model_with(dir, arch, quant, &[])
+}
+
+/// The tiny shape of `arch` with the shape extras `extra` set (a variant of the architecture's
+/// files, such as fused gate/up experts).
+fn synth_model_with(dir: &Path, arch: &str, quant: Quant, extra: &[(&'static str, f64)]) -> PathBuf {
+    let mut o = synth::Options::new(arch, "tiny", quant, 21).unwrap();
+    for &(k, v) in extra {
+        o.shape.extra.retain(|(name, _)| *name != k);
+        o.shape.extra.push((k, v));
+    }
     synth::write(&o, &dir.join(format!("{arch}.gguf")), &mut |_, _| {}).unwrap()[0].clone()
 }
 
@@ -99,48 +109,78 @@ fn sampled(n_vocab: usize) -> impl FnMut(&[f32]) -> i32 {
 const BASE: Case =
     Case { what: "", slots: 10, backend: BackendKind::Uring, direct: true, overlap: Overlap::Full, in_place: false };
 
+const FITS: Case = Case { what: "every expert fits", slots: 64, ..BASE };
+const EVICTING: Case = Case { what: "evicting", slots: 9, ..BASE };
+const NO_CACHE: Case = Case { what: "no cache", slots: 0, ..BASE };
+const IN_PLACE: Case = Case { what: "in place (no memfd)", in_place: true, ..BASE };
+
 const CASES: &[Case] = &[
-    Case { what: "every expert fits", slots: 64, ..BASE },
-    Case { what: "evicting", slots: 9, ..BASE },
-    Case { what: "no cache", slots: 0, ..BASE },
+    FITS,
+    EVICTING,
+    NO_CACHE,
+    Case { what: "pipelined, no look-ahead", overlap: Overlap::Pipeline, ..BASE },
+    Case { what: "look-ahead, not pipelined", overlap: Overlap::Lookahead, ..BASE },
     Case { what: "pread backend", backend: BackendKind::Pread, ..BASE },
     Case { what: "serial", overlap: Overlap::Off, ..BASE },
     Case { what: "no O_DIRECT", direct: false, ..BASE },
-    Case { what: "in place (no memfd)", in_place: true, ..BASE },
+    IN_PLACE,
     Case { what: "in place, no cache", slots: 0, in_place: true, ..BASE },
 ];
 
 /// The cases for the other architectures: the cache evicting, and none.
-const SOME_CASES: &[Case] = &[CASES[1], CASES[2]];
+const SOME_CASES: &[Case] = &[EVICTING, NO_CACHE];
+
+/// llama.cpp resident at micro-batches of `ubatch`: its greedy and sampled runs.
+fn resident_runs(path: &Path, ubatch: u32) -> [(Vec<Vec<u32>>, Vec<i32>); 2] {
+    let mut r = builder(path).ubatch(ubatch).engine(EngineKind::LlamaPlain).open().unwrap();
+    let n_vocab = r.tokenizer().n_vocab();
+    let g = generate(&mut r, &mut greedy);
+    r.reset();
+    [g, generate(&mut r, &mut sampled(n_vocab))]
+}
 
 /// Every case of `cases`, greedy and sampled, against llama.cpp resident.
 fn gates(arch: &str, quant: Quant, cases: &[Case]) {
+    gates_with(arch, quant, &[], cases);
+}
+
+/// As [`gates`], on the tiny shape with the extras `extra`.
+fn gates_with(arch: &str, quant: Quant, extra: &[(&'static str, f64)], cases: &[Case]) {
     let dir = tempfile::tempdir().unwrap();
-    let path = synth_model(dir.path(), arch, quant);
-    let mut r = resident(&path);
-    let n_vocab = r.tokenizer().n_vocab();
-    let want_greedy = generate(&mut r, &mut greedy);
-    r.reset();
-    let want_sampled = generate(&mut r, &mut sampled(n_vocab));
-    drop(r);
+    let path = synth_model_with(dir.path(), arch, quant, extra);
+    // llama.cpp resident at the micro-batch each generic engine runs: a cache too small for a
+    // micro-batch's union lowers it (k slots: 1), and llama.cpp's own kernels are not
+    // micro-batch invariant for every architecture and type (qwen35moe at q4_k_m differs between
+    // -ub 1 and -ub 8, resident alone), so the reference is the same computation.
+    let mut want: std::collections::HashMap<u32, [(Vec<Vec<u32>>, Vec<i32>); 2]> = Default::default();
+    let n_vocab = bmoe_engine::llama::Model::vocab_only(&path).unwrap().n_vocab();
     for &c in cases {
         let mut g = generic(&path, c);
         let line = g.report().mode_line();
         assert!(line.contains("decoder generic") && line.contains("poisoned"), "{arch} {}: {line}", c.what);
         assert_eq!(line.contains("read in place"), c.in_place, "{arch} {}: {line}", c.what);
+        let ub = g.report().n_ubatch;
+        let [want_greedy, want_sampled] = want.entry(ub).or_insert_with(|| resident_runs(&path, ub));
         assert!(
-            generate(&mut g, &mut greedy) == want_greedy,
-            "{arch} {} greedy: generic differs from resident",
+            generate(&mut g, &mut greedy) == *want_greedy,
+            "{arch} {} greedy: generic differs from resident at -ub {ub}",
             c.what
         );
         g.reset();
         assert!(
-            generate(&mut g, &mut sampled(n_vocab)) == want_sampled,
-            "{arch} {} sampled: generic differs from resident",
+            generate(&mut g, &mut sampled(n_vocab)) == *want_sampled,
+            "{arch} {} sampled: generic differs from resident at -ub {ub}",
             c.what
         );
         let p = g.telemetry().provider.unwrap();
         assert!(p.misses > 0 && p.bytes_read > 0, "{arch} {}: nothing was read", c.what);
+        if c.overlap.lookahead() && c.slots >= 9 {
+            // Look-ahead read entries, and some of them were then routed (prefetch-served).
+            assert!(p.spec_entries > 0 && p.spec_bytes > 0, "{arch} {}: look-ahead read nothing", c.what);
+            assert!(p.real_with_prediction > 0, "{arch} {}: no prediction was scored", c.what);
+        } else if !c.overlap.lookahead() {
+            assert_eq!(p.spec_entries, 0, "{arch} {}: read ahead with look-ahead off", c.what);
+        }
         if c.slots < 32 {
             assert!(p.evictions > 0, "{arch} {}: no eviction with {} slots", c.what, c.slots);
         } else {
@@ -179,6 +219,93 @@ fn mixtral_generic_equals_llama_resident() {
 #[test]
 fn gpt_oss_generic_equals_llama_resident() {
     gates("gpt-oss", Quant::Mxfp4, SOME_CASES);
+}
+
+/// gemma4: the experts' gate and up fused in one tensor (`ffn_gate_up_exps`, one slice and one
+/// `mul_mat_id` per expert for both), a per-expert scale on the down projection that the graph
+/// reads with the same routed ids (resident), the router's logits computed by the model's own
+/// graph, sliding-window layers beside full ones, soft-capped logits. q4_k_m, every case: the
+/// fused slices are whole pages, the q6_K down slices are not.
+#[test]
+fn gemma4_generic_equals_llama_resident() {
+    gates("gemma4", Quant::Q4KM, CASES);
+}
+
+#[test]
+fn gemma4_q8_0_generic_equals_llama_resident() {
+    gates("gemma4", Quant::Q8_0, SOME_CASES);
+}
+
+/// deepseek2 (DeepSeek-V3, Kimi-K2): MLA attention (its 3-D `attn_k_b`/`attn_v_b` dense), a
+/// leading dense layer with no experts (layer 0: the MoE layers are 1..), expert groups (4 of
+/// 2 experts, 2 used: `ffn_moe_group_topk` masks the other groups before `ffn_moe_topk`),
+/// sigmoid gating with the `exp_probs_b` selection bias, weights normalised and scaled by 2.5,
+/// a shared expert, YaRN. q8_0, and q4_k_m (q6_K downs on `use_more_bits` layers: slices not
+/// whole pages; q5_0 `attn_k_b`, whose 64-wide rows are not whole 256-blocks).
+#[test]
+fn deepseek2_generic_equals_llama_resident() {
+    gates("deepseek2", Quant::Q8_0, SOME_CASES);
+    gates("deepseek2", Quant::Q4KM, &[EVICTING, FITS]);
+}
+
+/// Evicted windows are retired lazily (they keep showing their old slot); with the cap on such
+/// stale windows at 1, they are put back (to the poison) oldest first: the same bits.
+#[test]
+fn stale_windows_put_back_under_their_cap_keep_the_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q4KM);
+    let want = generate(&mut resident(&path), &mut greedy);
+    for cap in [0, 1, 5] {
+        let mut g = generic(&path, EVICTING);
+        g.generic_mut().unwrap().experts_mut().overlay_mut().set_stale_cap(cap);
+        assert!(generate(&mut g, &mut greedy) == want, "stale cap {cap}: generic differs from resident");
+        let x = g.generic().unwrap().experts();
+        assert!(x.overlay().stale() <= cap, "cap {cap}: {} stale windows", x.overlay().stale());
+        assert!(x.cache().counters().total().evictions > 0, "cap {cap}: nothing was evicted");
+    }
+    let mut g = generic(&path, EVICTING);
+    generate(&mut g, &mut greedy);
+    assert!(g.generic().unwrap().experts().overlay().stale() > 5, "no window was retired lazily");
+}
+
+/// qwen35moe (Qwen3.5/3.6 MoE): gated delta-net layers with their recurrent state, gated full
+/// attention every fourth layer, a shared expert; gate and up separate, as the published files.
+/// q8_0 and q4_k_m (the published mix), evicting and with no cache. No cache lowers the
+/// micro-batch to 1 (k slots), and llama.cpp's own qwen35moe graph is not micro-batch invariant
+/// at q4_k_m (resident at -ub 1 and -ub 8 differ in low bits, streaming or not; at q8_0 it is):
+/// the reference is resident at the micro-batch the generic engine runs.
+#[test]
+fn qwen35moe_generic_equals_llama_resident() {
+    gates("qwen35moe", Quant::Q8_0, SOME_CASES);
+    gates("qwen35moe", Quant::Q4KM, SOME_CASES);
+}
+
+/// qwen35moe with the fused `ffn_gate_up_exps` (`--fuse-gate-up-exps` files): one slice per
+/// expert holds gate and up, one `mul_mat_id` computes both. q8_0 evicting and with no cache;
+/// q4_k_m evicting and in place, where the q6_K down slices of the `use_more_bits` layers are
+/// not whole pages.
+#[test]
+fn qwen35moe_fused_gate_up_generic_equals_llama_resident() {
+    let fused = [("fused_gate_up", 1.0)];
+    let dir = tempfile::tempdir().unwrap();
+    let g = GenericIndex::new(
+        bmoe_engine::gguf::open_model(&synth_model_with(dir.path(), "qwen35moe", Quant::Q4KM, &fused)).unwrap(),
+    )
+    .unwrap();
+    for l in &g.layers {
+        let names: Vec<&str> = l.tensors.iter().map(|t| t.proj.name()).collect();
+        assert_eq!(names, ["gate_up", "down"], "layer {}", l.layer);
+    }
+    gates_with("qwen35moe", Quant::Q8_0, &fused, SOME_CASES);
+    gates_with("qwen35moe", Quant::Q4KM, &fused, &[EVICTING, IN_PLACE, NO_CACHE]);
+}
+
+/// qwen3next (Qwen3-Next-80B-A3B): the layer stack of qwen35moe with one `ssm_ba` projection
+/// and plain NeoX RoPE. q8_0 evicting and with no cache; q4_k_m evicting.
+#[test]
+fn qwen3next_generic_equals_llama_resident() {
+    gates("qwen3next", Quant::Q8_0, SOME_CASES);
+    gates("qwen3next", Quant::Q4KM, SOME_CASES);
 }
 
 /// glm4moe: a leading dense layer and a shared expert (both resident), sigmoid routing with a
@@ -228,7 +355,7 @@ fn a_skipped_read_changes_the_bits() {
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
     let want = generate(&mut resident(&path), &mut greedy);
-    let case = CASES[1];
+    let case = EVICTING;
     let mut g = generic(&path, case);
     assert!(generate(&mut g, &mut greedy) == want, "the control run");
     let mut g = generic(&path, case);
@@ -236,4 +363,145 @@ fn a_skipped_read_changes_the_bits() {
     let bits = |l: &[f32]| l.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
     let got = bits(&g.eval(&PROMPT).unwrap());
     assert!(got != want.0[0], "a skipped read still gave llama.cpp's bits: the poison is not what it reads");
+}
+
+/// `--n-expert-used`: llama.cpp's `expert_used_count` overridden at load, the same for the
+/// resident run and the generic one: equal bits, with fewer experts read per token.
+#[test]
+fn fewer_experts_per_token_equal_llama_resident_with_the_same_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
+    let mut r = builder(&path).engine(EngineKind::LlamaPlain).n_expert_used(Some(1)).open().unwrap();
+    let want = generate(&mut r, &mut greedy);
+    let mut full = resident(&path);
+    assert!(generate(&mut full, &mut greedy) != want, "k = 1 computes the same as the file's k = 2: not applied");
+    let so = StreamOptions {
+        cache: CacheSize::Bytes(9 * slot_bytes(&path)),
+        force: true,
+        io: EngineOptions { backend: BackendKind::Uring, lanes: 4, register: true, direct: true },
+        ..Default::default()
+    };
+    let open = |k: u32| {
+        builder(&path)
+            .decoder(DecoderKind::Generic)
+            .moe_stream(MoeStream::On)
+            .stream(so)
+            .poison_experts(true)
+            .n_expert_used(Some(k))
+            .open()
+    };
+    let mut g = open(1).unwrap();
+    assert!(g.report().mode_line().contains("LOSSY --n-expert-used 1"), "{}", g.report().mode_line());
+    assert!(generate(&mut g, &mut greedy) == want, "generic at k = 1 differs from llama.cpp resident at k = 1");
+    let e = open(65).expect_err("more experts than the model has").to_string();
+    assert!(e.contains("--n-expert-used 65") && e.contains("1..="), "{e}");
+}
+
+/// `--route-replay`: the trace's ids are written into the topk node before anything consumes
+/// them: decode steps route as the trace says (the cache sees exactly its experts) and the
+/// logits follow (they differ from the router's own choice); streamed with the cache evicting
+/// and poisoned == with every expert resident.
+#[test]
+fn a_replayed_trace_routes_the_graph() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
+    let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
+    let (n_layer, n_expert, k) = (g.layers.len() as u32, g.n_expert, g.n_expert_used);
+    // Two decode steps, each layer routed to k experts from a fixed small set (l + step + j).
+    let mut t =
+        format!("# route_trace v1\n# model=t arch=qwen3moe n_layer={n_layer} n_expert={n_expert} n_expert_used={k}\n");
+    for l in 0..n_layer {
+        writeln!(t, "# layer={l} expert_bytes=1 dense_bytes=1").unwrap();
+    }
+    writeln!(t, "{}", bmoe_engine::cache::trace::CSV_HEADER).unwrap();
+    let route = |step: u32, l: u32, j: u32| (l + step + 3 * j) % n_expert;
+    for step in 0..2 {
+        for l in 0..n_layer {
+            for j in 0..k {
+                writeln!(t, "0,1,{step},{l},{j},{},{},0,0", route(step, l, j), 1.0 / k as f32).unwrap();
+            }
+        }
+    }
+    let trace = dir.path().join("t.route.csv");
+    std::fs::write(&trace, t).unwrap();
+    let open = |slots: u64, replay: bool| {
+        let so = StreamOptions {
+            cache: CacheSize::Bytes(slots * slot_bytes(&path)),
+            force: true,
+            io: EngineOptions { backend: BackendKind::Uring, lanes: 4, register: true, direct: true },
+            ..Default::default()
+        };
+        builder(&path)
+            .decoder(DecoderKind::Generic)
+            .moe_stream(MoeStream::On)
+            .stream(so)
+            .poison_experts(true)
+            .route_replay(replay.then(|| trace.clone()))
+            .open()
+            .unwrap()
+    };
+    let mut plain = open(64, false);
+    let own = generate(&mut plain, &mut greedy);
+    let mut all = open(64, true);
+    assert!(all.report().mode_line().contains("LOSSY routing replayed"), "{}", all.report().mode_line());
+    let replayed = generate(&mut all, &mut greedy);
+    assert_eq!(replayed.0[0], own.0[0], "the prompt is not replayed (decode steps only)");
+    assert!(replayed.0[1..] != own.0[1..], "the replayed routing did not change the logits");
+    let mut evicting = open(9, true);
+    assert!(generate(&mut evicting, &mut greedy) == replayed, "evicting differs from every expert resident");
+    // The last decode step (the 12th: the trace's second, as steps wrap) routed every layer to
+    // exactly the trace's experts.
+    let x = evicting.generic().unwrap().experts();
+    for l in 0..n_layer {
+        let mut got = x.last_routed(l as usize).to_vec();
+        let mut want: Vec<u32> = (0..k).map(|j| route((STEPS as u32 - 1) % 2, l, j)).collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "layer {l}");
+    }
+}
+
+/// A conversation saved from the generic decoder (llama.cpp's state and the experts cached) and
+/// loaded into a new engine continues bit-identically to one that never stopped, its cache
+/// warmed; each turn reuses the context it holds.
+#[test]
+fn a_saved_generic_conversation_continues_bit_identically() {
+    use bmoe_engine::engine::GenParams;
+    use bmoe_engine::session::Control;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
+    let turn = |e: &mut Engine, conv: &mut Vec<i32>| {
+        let mut logits = Vec::new();
+        let mut pick = |l: &[f32]| {
+            logits.push(l.iter().map(|x| x.to_bits()).collect::<Vec<u32>>());
+            greedy(l)
+        };
+        let params = GenParams { n_predict: 6, ignore_eos: true };
+        let held = e.context().len();
+        let g = e.generate_from(conv, &params, &mut pick, &mut |_| Control::Continue, &mut |_, _| {}).unwrap();
+        assert_eq!(g.reused_tokens, held, "the context held was not reused");
+        conv.extend(&g.tokens);
+        (g.tokens, logits)
+    };
+    let second: [i32; 3] = [17, 3, 99];
+    let mut a = generic(&path, EVICTING);
+    let mut conv = PROMPT.to_vec();
+    turn(&mut a, &mut conv);
+    conv.extend(second);
+    let want = turn(&mut a, &mut conv);
+    drop(a);
+    let file = dir.path().join("s.session");
+    let mut b = generic(&path, EVICTING);
+    let mut conv = PROMPT.to_vec();
+    turn(&mut b, &mut conv);
+    b.save_session(&file, serde_json::json!({ "conv": conv })).unwrap();
+    let held = b.generic().unwrap().experts().cache().resident_ids().count();
+    drop(b);
+    let mut c = generic(&path, EVICTING);
+    let extra = c.load_session(&file).unwrap();
+    assert_eq!(c.generic().unwrap().experts().cache().resident_ids().count(), held, "the load did not warm the cache");
+    let mut conv: Vec<i32> = serde_json::from_value(extra["conv"].clone()).unwrap();
+    conv.extend(second);
+    assert!(turn(&mut c, &mut conv) == want, "turn 2 after a load differs from the conversation that never stopped");
 }

@@ -362,6 +362,202 @@ fn gpt_oss_presets_have_the_published_parameter_counts() {
     }
 }
 
+/// Gemma-4-26B-A4B (q4_k_m, headers only) is the Q4_K_M file the routing trace
+/// `gemma4-26b-a4b.route.csv` was recorded on: per layer, the bytes of one expert entry (fused
+/// gate_up q4_K, down q5_0 or q8_0: rows of 704 are not whole q4_K/q6_K blocks) and of the
+/// dense weights are the trace header's, exactly; and the parameters are the model card's
+/// (25.2 B, 3.8 B active per token with the tied embedding). The generic index finds it: there
+/// is no native recipe for gemma4.
+#[test]
+fn gemma4_preset_is_the_traced_file() {
+    use bmoe_engine::generic::index::GenericIndex;
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(synth::preset_arch("gemma-4-26b-a4b"), Some("gemma4"));
+    let o = Options::new("gemma4", "gemma-4-26b-a4b", Quant::Q4KM, 1).unwrap();
+    let path = synth::write_sparse(&o, &dir.path().join("g.gguf")).unwrap().remove(0);
+    let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+    assert_eq!((idx.arch.as_str(), idx.n_layer(), idx.n_expert, idx.n_expert_used), ("gemma4", Some(30), 128, 8));
+    assert_eq!(idx.layers.len(), 30);
+    // The trace header's `# layer=L expert_bytes=B dense_bytes=D`.
+    let q8_down = [0, 1, 2, 3, 4, 5, 6, 9, 12, 15, 18, 21, 24, 27];
+    let full = [5, 11, 17, 23, 29];
+    let bumped = [0, 1, 2, 8, 14, 20, 26, 27, 28];
+    for l in &idx.layers {
+        let want = if q8_down.contains(&l.layer) { 4_336_640 } else { 3_593_216 };
+        assert_eq!(l.entry_bytes(), want, "layer {}", l.layer);
+        let projections: Vec<Proj> = l.tensors.iter().map(|t| t.proj).collect();
+        assert_eq!(projections, [Proj::GateUp, Proj::Down], "layer {}", l.layer);
+        let prefix = format!("blk.{}.", l.layer);
+        let dense: u64 = idx
+            .dense
+            .iter()
+            .map(|&i| &idx.file.tensors[i])
+            .filter(|t| t.name.starts_with(&prefix))
+            .map(|t| t.size)
+            .sum();
+        let want = if full.contains(&l.layer) {
+            52_393_476
+        } else if bumped.contains(&l.layer) {
+            44_191_236
+        } else {
+            38_987_268
+        };
+        assert_eq!(dense, want, "layer {} dense", l.layer);
+    }
+    let (t, a) = (idx.n_params() as f64, idx.active_params(8) as f64);
+    assert!((t / 25.2e9 - 1.0).abs() < 0.01, "{t} parameters, published 25.2e9");
+    assert!((a / 3.8e9 - 1.0).abs() < 0.02, "{a} active, published 3.8e9");
+    assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+}
+
+/// deepseek2's presets (the generic decoder's: found by tensor name), q4_k_m as llama-quantize
+/// mixes it. DeepSeek-V3's model card: 671 B total, 37 B activated (its 685 B on the hub include
+/// the 14 B MTP module, which llama.cpp's converter skips). Kimi-K2: 1.04 T total in its
+/// technical report (the model card rounds to 1 T; the shapes of its config.json add up to
+/// 1.026 T, 1.3 % under: the tolerance here is 1.5 %), 32 B activated on the model card. Both
+/// "activated" figures match the count without the input embedding (a row lookup), as
+/// gpt-oss's card counts.
+#[cfg(feature = "ffi")]
+#[test]
+fn deepseek2_presets_have_the_published_parameter_counts() {
+    use bmoe_engine::generic::index::GenericIndex;
+    let dir = tempfile::tempdir().unwrap();
+    // q4_K gate and up (7168 × 2048 / 256 × 144 B each), down q4_K or q6_K (× 210 B).
+    let (q4, q6) = (7168 * 2048 / 256 * 144, 7168 * 2048 / 256 * 210);
+    for (shape, total, tol, active, n_dense, n_expert) in
+        [("deepseek-v3", 671e9, 0.01, 37e9, 3, 256), ("kimi-k2", 1.04e12, 0.015, 32e9, 1, 384)]
+    {
+        let o = Options::new("deepseek2", shape, Quant::Q4KM, 1).unwrap();
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+        assert_eq!((idx.arch.as_str(), idx.n_expert, idx.n_expert_used), ("deepseek2", n_expert, 8));
+        // The leading dense layers have no experts: the MoE layers are the rest.
+        let layers: Vec<u32> = idx.layers.iter().map(|l| l.layer).collect();
+        assert_eq!(layers, (n_dense..61).collect::<Vec<u32>>(), "{shape}");
+        let embd = idx.file.tensor("token_embd.weight").unwrap().dims.iter().product::<u64>();
+        let (t, a) = (idx.n_params() as f64, (idx.active_params(8) - embd) as f64);
+        assert!((t / total - 1.0).abs() < tol, "{shape}: {t} parameters, published {total}");
+        assert!((a / active - 1.0).abs() < 0.02, "{shape}: {a} active, published {active}");
+        // ffn_down (routed, shared and dense alike) is q6_K on the `use_more_bits` layers.
+        for l in &idx.layers {
+            let more = synth::use_more_bits(l.layer, 61);
+            assert_eq!(l.entry_bytes(), 2 * q4 + if more { q6 } else { q4 }, "{shape} layer {}", l.layer);
+        }
+        let ty = |name: &str| idx.file.tensor(name).unwrap().ty.name();
+        for (name, want) in [
+            ("blk.0.ffn_down.weight", "q6_K"),
+            ("blk.0.attn_k_b.weight", "q5_0"),
+            ("blk.0.attn_v_b.weight", "q4_K"),
+            ("blk.0.attn_kv_a_mqa.weight", "q4_K"),
+            ("blk.31.ffn_down_shexp.weight", "q4_K"),
+            ("blk.30.ffn_down_shexp.weight", "q6_K"),
+            ("blk.30.exp_probs_b.bias", "f32"),
+            ("blk.30.ffn_gate_inp.weight", "f32"),
+            ("output.weight", "q6_K"),
+            ("token_embd.weight", "q4_K"),
+        ] {
+            assert_eq!(ty(name), want, "{shape}: {name}");
+        }
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
+}
+
+/// The Qwen3.5/3.6 MoE and Qwen3-Next presets (qwen35moe, qwen3next: streamed by the generic
+/// decoder; q4_k_m, headers only) hold exactly the text model their config.json describes, and
+/// its published counts: the model cards give "35B in total and 3B activated"
+/// (Qwen3.6-35B-A3B), "397B in total and 17B activated" (Qwen3.5-397B-A17B), "80B in total and
+/// 3B activated" (Qwen3-Next-80B-A3B), in whole billions and for the whole checkpoint (the
+/// Qwen3.5 vision encoder, about 0.4 B, goes in a GGUF's separate mmproj file; the MTP blocks
+/// the published GGUF files leave out). So: total within 1 %, the active count rounding to the
+/// card's billions: with both embeddings for Qwen3.5 (as Qwen3-30B-A3B's 3.3 B counts them:
+/// 3.455 B and 17.349 B), without them for Qwen3-Next (3.253 B; 3.875 B with them: its "A3B" is
+/// a name, not a count).
+#[test]
+fn qwen35moe_presets_have_the_published_parameter_counts() {
+    use bmoe_engine::generic::index::GenericIndex;
+    struct Config {
+        arch: &'static str,
+        layers: u64,
+        d: u64,
+        experts: u64,
+        k: u64,
+        ff: u64,
+        heads: u64,
+        lin_v_heads: u64,
+        vocab: u64,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let q35 = |layers, d, experts, k, ff, heads, lin_v_heads| Config {
+        arch: "qwen35moe",
+        layers,
+        d,
+        experts,
+        k,
+        ff,
+        heads,
+        lin_v_heads,
+        vocab: 248_320,
+    };
+    for (shape, c, total, active_b, with_embeddings) in [
+        ("qwen3.6-35b-a3b", q35(40, 2048, 256, 8, 512, 16, 32), 35e9, 3.0, true),
+        ("qwen3.5-397b-a17b", q35(60, 4096, 512, 10, 1024, 32, 64), 397e9, 17.0, true),
+        (
+            "qwen3-next-80b-a3b",
+            Config {
+                arch: "qwen3next",
+                experts: 512,
+                k: 10,
+                layers: 48,
+                vocab: 151_936,
+                ..q35(0, 2048, 0, 0, 512, 16, 32)
+            },
+            80e9,
+            3.0,
+            false,
+        ),
+    ] {
+        // Common to all: 2 KV heads of 256, 16 delta-net Q/K heads of 128 and V heads of 128,
+        // conv kernel 4, full attention every fourth layer, a shared expert of `ff`, no tied
+        // embeddings (qwen3next's one `ssm_ba` holds what `ssm_alpha` and `ssm_beta` do).
+        let (hd, kv_heads, lin_k_heads, lhd) = (256, 2, 16, 128);
+        let d = c.d;
+        let (key_dim, value_dim) = (lin_k_heads * lhd, c.lin_v_heads * lhd);
+        let recurrent = d * (2 * key_dim + value_dim)
+            + d * value_dim
+            + 4 * (2 * key_dim + value_dim)
+            + 2 * c.lin_v_heads
+            + 2 * d * c.lin_v_heads
+            + lhd
+            + value_dim * d;
+        let attention = d * 2 * c.heads * hd + 2 * d * kv_heads * hd + c.heads * hd * d + 2 * hd;
+        let experts = 3 * d * c.ff * c.experts;
+        let moe = 2 * d + d * c.experts + experts + d + 3 * d * c.ff;
+        let n_attn = c.layers / 4;
+        let embeddings = 2 * d * c.vocab;
+        let want = embeddings + d + (c.layers - n_attn) * recurrent + n_attn * attention + c.layers * moe;
+        let want_active = want - c.layers * 3 * d * c.ff * (c.experts - c.k);
+
+        let o = Options::new(synth::preset_arch(shape).unwrap(), shape, Quant::Q4KM, 1).unwrap();
+        assert_eq!(o.arch, c.arch);
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+        assert_eq!((idx.arch.as_str(), idx.layers.len() as u64, idx.n_expert_used), (c.arch, c.layers, c.k as u32));
+        let (t, a) = (idx.n_params(), idx.active_params(idx.n_expert_used));
+        assert_eq!((t, a), (want, want_active), "{shape}: the tensors are not the config's");
+        assert!((t as f64 / total - 1.0).abs() < 0.01, "{shape}: {t} parameters, published {total}");
+        let a = if with_embeddings { a } else { a - embeddings };
+        assert_eq!((a as f64 / 1e9).round(), active_b, "{shape}: {a} active, published {active_b} B");
+        // An entry: gate and up q4_K (144 bytes per 256 weights), down q6_K (210) on the
+        // use_more_bits layers and q4_K on the others.
+        let gate = d * c.ff / 256 * 144;
+        for l in &idx.layers {
+            let down = if synth::use_more_bits(l.layer, c.layers as u32) { 210 } else { 144 };
+            assert_eq!(l.entry_bytes(), 2 * gate + d * c.ff / 256 * down, "{shape} layer {}", l.layer);
+        }
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
+}
+
 /// A real model's figures for a generic architecture's preset.
 #[cfg(feature = "ffi")]
 struct Card {

@@ -119,6 +119,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build_recorder();
     let prometheus = recorder.handle();
     metrics::set_global_recorder(recorder).context("installing the metrics recorder")?;
+    if let Some(h) = engine.rpc() {
+        crate::rpc::publish(&h.snapshot());
+    }
     let n_ctx = engine.report().n_ctx as usize;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(args.queue);
     let shared = Arc::new(Shared {

@@ -9,16 +9,21 @@
 //! [`ARCHS`].
 
 mod bailingmoe2;
+mod deepseek2;
+mod gemma4;
 mod glm4moe;
 mod gpt_oss;
 mod keys;
 mod lfm2moe;
 mod llama4;
+pub mod llama_moe;
 mod minimax_m2;
 mod mixtral;
 mod olmoe;
 mod qwen2moe;
+mod qwen35moe;
 mod qwen3moe;
+mod qwen3next;
 pub mod recipe;
 pub mod synth;
 
@@ -92,8 +97,17 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] =
-    &[&glm4moe::SPEC, &minimax_m2::SPEC, &llama4::SPEC, &bailingmoe2::SPEC, &lfm2moe::SPEC];
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[
+    &gemma4::SPEC,
+    &deepseek2::SPEC,
+    &qwen35moe::SPEC,
+    &qwen3next::SPEC,
+    &glm4moe::SPEC,
+    &minimax_m2::SPEC,
+    &llama4::SPEC,
+    &bailingmoe2::SPEC,
+    &lfm2moe::SPEC,
+];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {

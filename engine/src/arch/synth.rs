@@ -154,6 +154,9 @@ pub enum Role {
     Sinks,
     /// The shared expert's gate input `ffn_gate_inp_shexp` (1-D: always f32, random).
     ShexpGateInp,
+    /// The shared expert's gate, up and down (qwen2moe, deepseek2), or a dense layer's SwiGLU
+    /// FFN in a MoE model (deepseek2's leading dense layers): llama-quantize types them by name,
+    /// every `ffn_down` alike.
     ShexpGate,
     ShexpUp,
     ShexpDown,

@@ -22,9 +22,11 @@
 
 mod attention;
 mod moe;
+mod remote;
 mod replay;
 
 pub use crate::arch::{Act, QkNorm, Recipe, SharedGate};
+pub use remote::{Collected, RemoteExperts};
 pub use replay::RouteReplay;
 
 use std::collections::BTreeMap;
@@ -283,6 +285,8 @@ pub struct Decoder<P: ExpertProvider> {
     replay: Option<RouteReplay>,
     steps: [u32; 2],
     plan: Option<PrefillPlan>,
+    /// Experts computed on other hosts (`--rpc`).
+    remote: Option<Box<dyn RemoteExperts>>,
     _dense: Arc<dyn DenseSource>,
 }
 
@@ -490,8 +494,15 @@ impl<P: ExpertProvider> Decoder<P> {
             replay: None,
             steps: [0; 2],
             plan: None,
+            remote: None,
             _dense: dense,
         })
+    }
+
+    /// Compute the experts `remote` takes on other hosts (or none: `None`); see
+    /// [`RemoteExperts`].
+    pub fn set_remote(&mut self, remote: Option<Box<dyn RemoteExperts>>) {
+        self.remote = remote;
     }
 
     /// The model's hyper-parameters.
@@ -702,6 +713,9 @@ impl<P: ExpertProvider> Decoder<P> {
             (hp.n_swa > 0 && !m.opts.faults.no_window).then(|| causal_mask(pos0 as usize, n, Some(hp.n_swa)));
         let mut logits = Vec::new();
         self.provider.begin_step(n > 1);
+        if let Some(r) = self.remote.as_mut() {
+            r.begin_step(n > 1);
+        }
         // Look-ahead in decode; in a prefill, read-ahead: the next layer's router on this
         // layer's FFN input, every row, names the experts to read while this layer computes.
         let lookahead = self.provider.wants_lookahead();
@@ -710,16 +724,27 @@ impl<P: ExpertProvider> Decoder<P> {
             let keep = if p + 1 == n_layer && rows != Rows::All { 1 } else { n };
             let used = used_experts(&ids, k);
             let mut groups: Vec<Vec<u32>> = Vec::new();
+            let mut remote_out = BTreeMap::new();
             if p > 0 {
                 let cap = self.provider.capacity().max(k);
-                let experts: Vec<u32> = used.keys().copied().collect();
+                // The experts other hosts compute (--rpc) are sent their rows of the FFN input
+                // now, and compute while this host computes the rest.
+                let remote = match self.remote.as_mut() {
+                    Some(r) => {
+                        let h = m.state.get(m.st.h).read_f32_rows(n_rows)?;
+                        r.dispatch(p as u32 - 1, &h, hp.n_embd as usize, &used)
+                    }
+                    None => Vec::new(),
+                };
+                let experts: Vec<u32> = used.keys().copied().filter(|e| !remote.contains(e)).collect();
                 if let Some(plan) = self.plan.as_mut().filter(|_| prefill && n > 1) {
-                    plan.union_max = plan.union_max.max(experts.len() as u32);
+                    plan.union_max = plan.union_max.max(used.len() as u32);
                 }
                 groups = experts.chunks(cap).map(<[u32]>::to_vec).collect();
+                let group = groups.pop().unwrap_or_default();
                 // All groups but the last: those experts' outputs, each in a graph of its own
                 // (pipelined, each in graphs of the experts landed so far while the rest read).
-                for group in &groups[..groups.len() - 1] {
+                for group in &groups {
                     if m.opts.pipeline {
                         let mut ready =
                             Self::start(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, group)?;
@@ -756,8 +781,12 @@ impl<P: ExpertProvider> Decoder<P> {
                     Self::experts_graph(m, &self.provider, a, tp, st, p - 1, n_rows, &used, group, &self.ptrs)?;
                     self.provider.release(p as u32 - 1);
                 }
-                let group = groups.pop().expect("at least one group");
-                let mut ready = Self::start(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, &group)?;
+                let mut ready = if group.is_empty() {
+                    self.ptrs.clear();
+                    Vec::new()
+                } else {
+                    Self::start(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, &group)?
+                };
                 // Look-ahead: the next layer's predicted experts queue behind this layer's
                 // misses and read while this layer computes. In a prefill, the union of the
                 // rows' predictions, as many as the pool holds beside this group (in expert
@@ -767,6 +796,9 @@ impl<P: ExpertProvider> Decoder<P> {
                     if n > 1 {
                         experts = readahead_union(&pred, hp.n_expert as usize, predict_rows(n).1);
                         experts.truncate(self.provider.capacity().saturating_sub(group.len()));
+                    }
+                    if let Some(r) = self.remote.as_ref() {
+                        experts.retain(|&e| r.local(p as u32, e));
                     }
                     if !experts.is_empty() {
                         self.provider.prefetch(p as u32, &experts);
@@ -793,6 +825,27 @@ impl<P: ExpertProvider> Decoder<P> {
                 } else {
                     groups.push(group);
                 }
+                if !remote.is_empty() {
+                    // This host's experts in a graph of their own, computed while the hosts
+                    // compute theirs; then the hosts' outputs (a lost host's experts computed
+                    // here instead), and the last graph only weights and sums.
+                    let ours = groups.pop().unwrap_or_default();
+                    if !ours.is_empty() {
+                        let (a, tp, st) = (&mut self.alloc, &mut self.pool, &mut self.stats);
+                        Self::experts_graph(m, &self.provider, a, tp, st, p - 1, n_rows, &used, &ours, &self.ptrs)?;
+                        self.provider.release(p as u32 - 1);
+                    }
+                    let got = self.remote.as_mut().expect("dispatched above").collect(p as u32 - 1);
+                    for lost in got.lost.chunks(cap) {
+                        Self::acquire(&mut self.provider, &mut self.ptrs, &mut self.stats, p as u32 - 1, lost)?;
+                        let (a, tp, st) = (&mut self.alloc, &mut self.pool, &mut self.stats);
+                        Self::experts_graph(m, &self.provider, a, tp, st, p - 1, n_rows, &used, lost, &self.ptrs)?;
+                        self.provider.release(p as u32 - 1);
+                    }
+                    self.ptrs.clear();
+                    remote_out = got.outputs;
+                    groups.push(Vec::new());
+                }
             }
             let nodes = 256 + NODES_PER_EXPERT * k * n.min(hp.n_expert as usize);
             let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
@@ -804,7 +857,8 @@ impl<P: ExpertProvider> Decoder<P> {
             } else {
                 let last = &groups[groups.len() - 1];
                 let st = self.provider.stacks(p as u32 - 1);
-                let moe = m.moe(&ctx, &mut g, p - 1, n_rows, &used, last, &self.ptrs, st, true, &mut inputs)?;
+                let moe =
+                    m.moe(&ctx, &mut g, p - 1, n_rows, &used, last, &self.ptrs, st, true, &mut inputs, &remote_out)?;
                 let moe = m.ffn_out(&ctx, moe.expect("the last group sums"), n_rows)?;
                 let res = m.state.get(m.st.res);
                 ctx.add(moe, ctx.view(res, &[res.ne()[0], n_rows as i64], &[res.nb()[1]], 0)?)?
@@ -924,7 +978,7 @@ impl<P: ExpertProvider> Decoder<P> {
         let mut g = ctx.new_graph(nodes)?;
         let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
         let st = provider.stacks(layer as u32);
-        m.moe(&ctx, &mut g, layer, n_rows, used, experts, ptrs, st, false, &mut inputs)?;
+        m.moe(&ctx, &mut g, layer, n_rows, used, experts, ptrs, st, false, &mut inputs, &BTreeMap::new())?;
         Self::compute(alloc, pool, stats, &g, &inputs)
     }
 
@@ -967,7 +1021,7 @@ impl<P: ExpertProvider> Decoder<P> {
 /// `pred` (top-k each), in expert order: every predicted expert, or from 16 rows on those that at
 /// least two rows predict (an expert of the real union there is routed by several rows; one
 /// lone vote is more often a misprediction, which costs its bytes of bandwidth).
-fn readahead_union(pred: &[i32], n_expert: usize, rows: usize) -> Vec<u32> {
+pub(crate) fn readahead_union(pred: &[i32], n_expert: usize, rows: usize) -> Vec<u32> {
     let mut votes = vec![0u32; n_expert];
     for &e in pred {
         if let Some(v) = votes.get_mut(e as usize) {
@@ -986,7 +1040,7 @@ const READAHEAD_TWO_VOTES_FROM: usize = 16;
 /// layer's router over those rows, as costly per row as the router itself (measured: reading ahead
 /// on all 2048 rows of a pass added 7 % to the prefill's compute); the union of a wide
 /// micro-batch's experts is named by far fewer rows.
-fn predict_rows(rows: usize) -> (usize, usize) {
+pub(crate) fn predict_rows(rows: usize) -> (usize, usize) {
     let stride = rows.div_ceil(PREDICT_ROWS).max(1);
     (stride, rows.div_ceil(stride))
 }

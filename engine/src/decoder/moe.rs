@@ -118,9 +118,9 @@ impl Model {
 
     /// Layer `l`'s experts `group` (a part of `used`, whose weights are `ptrs`) on the FFN
     /// input of `n` rows: each on the rows routed to it, scaled by its weight, written to its
-    /// place in the expert-major output buffer. With `last`, also the sum per row in rank
-    /// order of every routed expert's output (the earlier groups wrote theirs in earlier
-    /// graphs).
+    /// place in the expert-major output buffer. With `last`, also the outputs other hosts
+    /// computed (`remote`, see [`Self::remote_outputs`]) and the sum per row in rank order of
+    /// every routed expert's output (the earlier groups wrote theirs in earlier graphs).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn moe<'a>(
         &'a self,
@@ -134,6 +134,7 @@ impl Model {
         stacks: Option<Projections<Stack>>,
         last: bool,
         inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
+        remote: &BTreeMap<u32, Vec<f32>>,
     ) -> Result<Option<Tensor<'a>>> {
         let k = self.hp.n_expert_used as usize;
         let e = self.hp.n_embd as i64;
@@ -141,7 +142,7 @@ impl Model {
         let h = ctx.view(hs, &[e, n as i64], &[hs.nb()[1]], 0)?;
         let ws = self.state.get(self.st.wts);
         // Every acquired expert on the provider's stacks: mul_mat_id over them.
-        let stacked = stacks.and_then(|st| {
+        let stacked = stacks.filter(|_| !group.is_empty()).and_then(|st| {
             let idx: Option<Vec<usize>> = ptrs
                 .iter()
                 .map(|p| {
@@ -203,6 +204,7 @@ impl Model {
             if !last {
                 return Ok(None);
             }
+            self.remote_outputs(ctx, g, used, remote, wflat, y_all, inputs)?;
             return self.moe_sum(ctx, n, y_all, &perm, inputs).map(Some);
         }
         for (&expert, routes) in used {
@@ -236,7 +238,48 @@ impl Model {
         if !last {
             return Ok(None);
         }
+        self.remote_outputs(ctx, g, used, remote, wflat, y_all, inputs)?;
         self.moe_sum(ctx, n, y_all, &perm, inputs).map(Some)
+    }
+
+    /// The outputs other hosts computed (`remote`: expert → its routed rows' unweighted outputs,
+    /// `n_embd` F32 per row in `used`'s row order), weighted and written to their places in the
+    /// expert-major buffer exactly as this host's own are (the same `mul` by the same weights),
+    /// so the sum that follows has the bits one host gives.
+    #[allow(clippy::too_many_arguments)]
+    fn remote_outputs<'a>(
+        &'a self,
+        ctx: &'a Context,
+        g: &mut Graph<'a>,
+        used: &BTreeMap<u32, Vec<(usize, usize)>>,
+        remote: &BTreeMap<u32, Vec<f32>>,
+        wflat: Tensor<'a>,
+        y_all: Tensor<'a>,
+        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
+    ) -> Result<()> {
+        let k = self.hp.n_expert_used as usize;
+        let e = self.hp.n_embd as usize;
+        let mut off = 0usize;
+        for (&expert, routes) in used {
+            let m = routes.len();
+            if let Some(y) = remote.get(&expert) {
+                if y.len() != m * e {
+                    return Err(crate::error::Error::Provider(format!(
+                        "expert {expert}: {} remote values for {m} rows of {e}",
+                        y.len()
+                    )));
+                }
+                let bytes: Vec<u8> = y.iter().flat_map(|x| x.to_le_bytes()).collect();
+                let yt = input(ctx, GgmlType::F32, &[e as i64, m as i64], inputs, bytes)?;
+                let slots: Vec<i32> = routes.iter().map(|&(t, j)| (t * k + j) as i32).collect();
+                let sl = input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&slots))?;
+                let y = ctx.mul(yt, ctx.get_rows(wflat, sl)?)?;
+                let dst = ctx.view(y_all, &[e as i64, m as i64], &[y_all.nb()[1]], off * y_all.nb()[1])?;
+                g.build_forward_expand(ctx.cpy(y, dst)?)?;
+            }
+            off += m;
+        }
+        Ok(())
     }
 
     /// The per-row sum, in rank order, of the expert outputs in the expert-major buffer

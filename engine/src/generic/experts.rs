@@ -10,10 +10,18 @@
 //! ([`GenericExperts::wait`]: its reads, then its windows overlaid), so that the graph computes
 //! the first projection while the others still read.
 //!
+//! Look-ahead ([`GenericExperts::prefetch`]): the seam predicts the next MoE layer's experts
+//! while this one computes and the streamer reads the ones not resident into slots, under the
+//! native streamer's rule and counters ([`Lookahead`]): such an entry, when routed, is
+//! *prefetch-served* (its reads waited for and its windows overlaid like a miss's), not a hit;
+//! one not routed by its layer stays in the cache if it landed, else it is cancelled.
+//!
 //! Invariants: a slot's windows are restored before new bytes are read into it (an evicted
-//! entry's pages leave llama.cpp's mapping first); an entry whose read failed leaves the cache,
-//! its overlaid windows restored; nothing pinned is evicted.
+//! entry's pages leave llama.cpp's mapping first); no slot is reused, and no window restored,
+//! while a read into it is in flight (speculative reads are settled first); an entry whose read
+//! failed leaves the cache, its overlaid windows restored; nothing pinned is evicted.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,6 +31,7 @@ use super::index::GenericIndex;
 use super::overlay::{Overlay, Window};
 use crate::cache::{Access, CachePolicy, EntryId, ExpertCache, ExpertKey, Geometry, Lookup, Phase, Position};
 use crate::error::{Error, Result};
+use crate::stream::lookahead::{LayerLookahead, Lookahead};
 
 /// One projection of a MoE layer: where its experts lie and where they land in a slot.
 #[derive(Clone, Copy, Debug)]
@@ -47,6 +56,20 @@ pub struct GenericStats {
     /// Payload bytes of every routed expert (hits and misses).
     pub routed_bytes: u64,
     pub max_layer_routed_bytes: u64,
+    /// Bytes read by look-ahead (also in `bytes_read`).
+    pub spec_bytes: u64,
+}
+
+/// An entry of the routed layer whose windows are still to be overlaid: read now, read ahead
+/// (in flight or landed), or landed earlier by look-ahead and never overlaid.
+#[derive(Debug)]
+struct Pending {
+    /// Index into [`Routed::entries`].
+    ei: usize,
+    /// Per projection, its read's ticket (None once waited, or when nothing is in flight).
+    tickets: Vec<Option<Ticket>>,
+    /// Read ahead by look-ahead: a failed read is read again, as any miss.
+    spec: bool,
 }
 
 /// The routed layer in progress.
@@ -56,8 +79,7 @@ struct Routed {
     layer: usize,
     /// The layer's routed entries (the union over the micro-batch), with their slots.
     entries: Vec<(EntryId, u32)>,
-    /// Per entry of `entries` read now: per projection, its read's ticket (None once waited).
-    pending: Vec<(usize, Vec<Option<Ticket>>)>,
+    pending: Vec<Pending>,
     /// Projections waited for (and overlaid).
     done: Vec<bool>,
 }
@@ -89,6 +111,14 @@ pub struct GenericExperts {
     skip_read: Option<u64>,
     /// Wait for every projection of a layer before its first computes (`--overlap off`).
     serial: bool,
+    /// Look-ahead's predictions, scores and rule.
+    lookahead: Lookahead,
+    /// Entries read ahead whose reads may still be in flight: per projection, the ticket.
+    inflight: HashMap<EntryId, Vec<Option<Ticket>>>,
+    /// Entries read ahead and not yet routed.
+    speculative: HashSet<EntryId>,
+    /// Per MoE layer, the experts its last routing named (tests, tools).
+    last: Vec<Vec<u32>>,
 }
 
 /// Bytes of a slot region for a slice of `len` bytes at any offset: whole pages, one more.
@@ -171,7 +201,42 @@ impl GenericExperts {
             stats: GenericStats::default(),
             skip_read: None,
             serial: false,
+            lookahead: Lookahead::new(false, index.layers.len()),
+            inflight: HashMap::new(),
+            speculative: HashSet::new(),
+            last: vec![Vec::new(); index.layers.len()],
         })
+    }
+
+    /// The experts MoE layer `layer`'s last routing named (the union over its micro-batch), in
+    /// the order routed.
+    pub fn last_routed(&self, layer: usize) -> &[u32] {
+        self.last.get(layer).map_or(&[], Vec::as_slice)
+    }
+
+    /// Read the next layer's predicted experts while this one computes ([`Self::prefetch`]).
+    pub fn set_lookahead(&mut self, on: bool) {
+        self.lookahead = Lookahead::new(on, self.regions.len());
+    }
+
+    /// Whether look-ahead is on, and why the rule turned it off if it did.
+    pub fn lookahead(&self) -> (bool, Option<&str>) {
+        (self.lookahead.on(), self.lookahead.off_reason())
+    }
+
+    /// Per MoE layer look-ahead figures.
+    pub fn lookahead_layers(&self) -> &[LayerLookahead] {
+        self.lookahead.layers()
+    }
+
+    /// Sums of the look-ahead figures.
+    pub fn lookahead_totals(&self) -> LayerLookahead {
+        self.lookahead.totals()
+    }
+
+    /// The phase of the pass in progress.
+    pub fn phase(&self) -> Phase {
+        self.phase
     }
 
     /// Slots in the pool.
@@ -199,6 +264,12 @@ impl GenericExperts {
         &self.overlay
     }
 
+    /// The overlay table, mutably (tests: a small cap on stale windows).
+    #[doc(hidden)]
+    pub fn overlay_mut(&mut self) -> &mut Overlay {
+        &mut self.overlay
+    }
+
     /// The counters.
     pub fn stats(&self) -> GenericStats {
         self.stats
@@ -224,6 +295,8 @@ impl GenericExperts {
 
     /// A new forward pass: a prefill micro-batch or one decode step.
     pub fn begin_step(&mut self, prefill: bool) {
+        // Look-ahead's rule (see `stream::lookahead`): per layer, then for the model.
+        self.lookahead.judge();
         self.phase = if prefill { Phase::Prefill } else { Phase::Decode };
         self.token += 1;
     }
@@ -250,7 +323,8 @@ impl GenericExperts {
         }
     }
 
-    /// Put the overlaid windows of entry `id` (in `slot`) back.
+    /// Put the overlaid windows of entry `id` (in `slot`) back: retired lazily from a memfd
+    /// pool, restored at once in place (its claimed pages go back).
     fn unmap(&mut self, id: EntryId, slot: u32) -> Result<()> {
         let key = self.cache.geometry().key(id);
         let layer = key.layer as usize;
@@ -262,16 +336,37 @@ impl GenericExperts {
             }
             let (w, _, start) = self.window(layer, p, key.expert);
             let copy = self.copy_of(id, slot, start, p);
-            self.overlay.restore(fd, w, copy)?;
+            match fd {
+                // Lazily: the window keeps showing the slot (see the overlay module).
+                Some(fd) => self.overlay.retire(fd, w, copy)?,
+                None => self.overlay.restore(None, w, copy)?,
+            }
             self.mapped[id as usize] &= !(1 << p);
         }
         Ok(())
     }
 
-    /// Free the slots of the entries the cache evicted, their windows restored first.
+    /// Wait for (after cancelling, with `cancel`) the reads of read-ahead entry `id` still in
+    /// flight, so that its slot may be reused; whether they all landed.
+    fn settle(&mut self, id: EntryId, cancel: bool) -> bool {
+        self.speculative.remove(&id);
+        let Some(tickets) = self.inflight.remove(&id) else { return true };
+        let tickets: Vec<Ticket> = tickets.into_iter().flatten().collect();
+        if cancel {
+            self.engine.cancel(&tickets);
+        }
+        let t = Instant::now();
+        let ok = self.engine.wait_all(&tickets).is_ok();
+        self.stats.io_s += t.elapsed().as_secs_f64();
+        ok
+    }
+
+    /// Free the slots of the entries the cache evicted, their reads settled and their windows
+    /// restored first.
     fn free_evicted(&mut self) -> Result<()> {
         for k in std::mem::take(&mut self.evicted) {
             let id = self.cache.geometry().id(k)?;
+            self.settle(id, true);
             if let Some(slot) = self.slot_of[id as usize].take() {
                 self.unmap(id, slot)?;
                 self.free.push(slot);
@@ -282,6 +377,7 @@ impl GenericExperts {
 
     /// Drop entry `id` (its bytes are not to be trusted): out of the cache, windows restored.
     fn drop_entry(&mut self, id: EntryId) {
+        self.settle(id, true);
         self.evicted.clear();
         self.cache.remove(id, &mut self.evicted);
         if let Some(slot) = self.slot_of[id as usize].take() {
@@ -293,16 +389,44 @@ impl GenericExperts {
         self.evicted.clear();
     }
 
+    /// The read of projection `p` of entry `id` (expert `expert` of MoE layer `layer`) into
+    /// `slot`: into the slot's region (a memfd pool), or in place (the window claimed in
+    /// llama.cpp's mapping first, its bit set in `mapped`). None when nothing is to be read (in
+    /// place, every page of the window is another window's).
+    ///
+    /// # Errors
+    /// A mapping the kernel refused (in place).
+    fn request(&mut self, id: EntryId, slot: u32, layer: usize, p: usize, expert: u32) -> Result<Option<Request>> {
+        let (w, len, start) = self.window(layer, p, expert);
+        let r = self.regions[layer][p];
+        let page = self.overlay.page();
+        let (offset, len, dest) = if self.overlay.in_place() {
+            // The read lands at the window's own address, claimed first: the pages no other
+            // window holds.
+            let copy = self.copy_of(id, slot, start, p);
+            let (a, b) = self.overlay.claim(w, copy)?;
+            self.mapped[id as usize] |= 1 << p;
+            let end = (b * page).min(self.shard_len[r.shard]).max(a * page);
+            ((a * page), (end - a * page) as usize, self.overlay.address(r.shard, a) - self.pool.as_ptr() as usize)
+        } else {
+            (w.first * page, len as usize, slot as usize * self.slot_bytes + start)
+        };
+        Ok((len > 0).then_some(Request { file: self.files[r.shard], offset, len, dest }))
+    }
+
     /// Route MoE layer `layer` to `experts` (distinct, the union over the micro-batch): hits
     /// pinned, misses given slots (evicting by policy, the evicted entries' windows restored)
     /// and every read submitted, projection by projection in the graph's order (`order`: the
-    /// projections in the order the graph computes them, or none known yet).
+    /// projections in the order the graph computes them, or none known yet). Entries read
+    /// ahead for this layer are waited for like misses (prefetch-served); read-ahead entries of
+    /// other layers are kept if they landed, else cancelled.
     ///
     /// # Errors
     /// [`Error::Provider`] when the union does not fit the slots; the cache's, the read
     /// engine's, a mapping the kernel refused. The layer is then released, its misses dropped.
     pub fn route(&mut self, layer: usize, experts: &[u32], order: &[usize]) -> Result<()> {
         let t0 = Instant::now();
+        let io0 = self.stats.io_s;
         self.release();
         if experts.len() > self.n_slots {
             return Err(Error::Provider(format!(
@@ -311,8 +435,34 @@ impl GenericExperts {
                 self.n_slots
             )));
         }
+        if !self.inflight.is_empty() {
+            let ids: Vec<EntryId> = self.inflight.keys().copied().collect();
+            for id in ids {
+                let key = self.cache.geometry().key(id);
+                let wanted = key.layer as usize == layer && experts.contains(&key.expert);
+                let landed = self.inflight[&id].iter().flatten().all(Ticket::is_done);
+                if landed {
+                    let spec = self.speculative.contains(&id);
+                    if !self.settle(id, false) {
+                        // Its bytes are not to be trusted: out (a wanted one is read again
+                        // below, as a miss).
+                        self.drop_entry(id);
+                    } else if spec {
+                        self.speculative.insert(id);
+                    }
+                } else if !wanted {
+                    self.drop_entry(id);
+                }
+            }
+        }
+        if self.phase == Phase::Decode {
+            self.lookahead.score(layer as u32, experts);
+        }
+        self.last[layer].clear();
+        self.last[layer].extend_from_slice(experts);
         self.cache.begin_layer(Position { phase: self.phase, token: self.token, layer: layer as u32 });
         let n_proj = self.regions[layer].len();
+        let all_mapped = (1u32 << n_proj) - 1;
         let mut routed = Routed { layer, done: vec![false; n_proj], ..Routed::default() };
         let mut misses = Vec::new();
         for (rank, &e) in experts.iter().enumerate() {
@@ -321,8 +471,21 @@ impl GenericExperts {
             self.seq += 1;
             if self.cache.lookup(&a) == Lookup::Miss {
                 misses.push(a);
-            } else {
-                routed.entries.push((id, self.slot_of[id as usize].expect("a resident entry has a slot")));
+                continue;
+            }
+            let spec = self.speculative.remove(&id);
+            if spec {
+                self.lookahead.used(layer as u32);
+            }
+            let ei = routed.entries.len();
+            routed.entries.push((id, self.slot_of[id as usize].expect("a resident entry has a slot")));
+            match self.inflight.remove(&id) {
+                Some(tickets) => routed.pending.push(Pending { ei, tickets, spec: true }),
+                // Landed by look-ahead and never overlaid (in place it is mapped already).
+                None if self.mapped[id as usize] != all_mapped => {
+                    routed.pending.push(Pending { ei, tickets: (0..n_proj).map(|_| None).collect(), spec })
+                }
+                None => {}
             }
         }
         let payload: u64 = self.regions[layer].iter().map(|r| r.len).sum();
@@ -334,12 +497,11 @@ impl GenericExperts {
         metrics::counter!("bmoe_expert_hits_total").increment((experts.len() - misses.len()) as u64);
         metrics::counter!("bmoe_expert_misses_total").increment(misses.len() as u64);
         let before = self.cache.counters().total().evictions;
-        let mut admitted = Vec::with_capacity(misses.len());
+        let mut read = Vec::with_capacity(misses.len());
         let mut failed = None;
         for a in &misses {
             self.evicted.clear();
             self.cache.admit(a, &mut self.evicted);
-            admitted.push(a.id);
             if let Err(e) = self.free_evicted() {
                 failed = Some(e);
                 break;
@@ -353,86 +515,158 @@ impl GenericExperts {
                 break;
             };
             self.slot_of[a.id as usize] = Some(slot);
-            routed.pending.push((routed.entries.len(), (0..n_proj).map(|_| None).collect()));
+            read.push(routed.pending.len());
+            routed.pending.push(Pending {
+                ei: routed.entries.len(),
+                tickets: (0..n_proj).map(|_| None).collect(),
+                spec: false,
+            });
             routed.entries.push((a.id, slot));
         }
         metrics::counter!("bmoe_expert_evictions_total").increment(self.cache.counters().total().evictions - before);
-        if let Some(e) = failed {
-            for id in admitted {
-                self.drop_entry(id);
-            }
-            self.cache.unpin_all();
-            return Err(e);
-        }
         // Submit: the projections in graph order, each over every miss, so the first one the
         // graph needs lands first.
         let mut procs: Vec<usize> = order.iter().copied().filter(|&p| p < n_proj).collect();
         procs.extend((0..n_proj).filter(|p| !order.contains(p)));
-        let mut reqs = Vec::with_capacity(routed.pending.len() * n_proj);
+        let mut reqs = Vec::with_capacity(read.len() * n_proj);
         let mut owners = Vec::with_capacity(reqs.capacity());
-        for &p in &procs {
-            for (pi, (ei, _)) in routed.pending.iter().enumerate() {
-                let (id, slot) = routed.entries[*ei];
+        'submit: for &p in &procs {
+            if failed.is_some() {
+                break;
+            }
+            for (n, &pi) in read.iter().enumerate() {
+                let (id, slot) = routed.entries[routed.pending[pi].ei];
                 let expert = self.cache.geometry().key(id).expert;
-                let (w, len, start) = self.window(layer, p, expert);
-                let r = self.regions[layer][p];
-                let page = self.overlay.page();
-                let (offset, len, dest) = if self.overlay.in_place() {
-                    // The read lands at the window's own address, claimed first: the pages no
-                    // other window holds.
-                    let copy = self.copy_of(id, slot, start, p);
-                    let (a, b) = match self.overlay.claim(w, copy) {
-                        Ok(pages) => pages,
-                        Err(e) => {
-                            failed = Some(e);
-                            break;
-                        }
-                    };
-                    self.mapped[id as usize] |= 1 << p;
-                    let end = (b * page).min(self.shard_len[r.shard]).max(a * page);
-                    (
-                        a * page,
-                        (end - a * page) as usize,
-                        self.overlay.address(r.shard, a) - self.pool.as_ptr() as usize,
-                    )
-                } else {
-                    (w.first * page, len as usize, slot as usize * self.slot_bytes + start)
-                };
-                if self.skip_read == Some(self.stats.reads + pi as u64) || len == 0 {
-                    continue;
+                match self.request(id, slot, layer, p, expert) {
+                    Ok(Some(r)) if self.skip_read != Some(self.stats.reads + n as u64) => {
+                        reqs.push(r);
+                        owners.push((pi, p));
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        failed = Some(e);
+                        break 'submit;
+                    }
                 }
-                reqs.push(Request { file: self.files[r.shard], offset, len, dest });
-                owners.push((pi, p));
             }
         }
         if let Some(e) = failed {
-            for &(ei, _) in &routed.pending {
-                self.drop_entry(routed.entries[ei].0);
-            }
-            self.cache.unpin_all();
+            self.fail(routed);
             return Err(e);
         }
-        self.stats.reads += routed.pending.len() as u64;
-        self.stats.manage_s += t0.elapsed().as_secs_f64();
+        self.stats.reads += read.len() as u64;
+        self.stats.manage_s += (t0.elapsed().as_secs_f64() - (self.stats.io_s - io0)).max(0.0);
         match self.engine.submit(&reqs) {
             Ok(tickets) => {
                 let bytes: u64 = reqs.iter().map(|r| r.len as u64).sum();
                 self.stats.bytes_read += bytes;
                 metrics::counter!("bmoe_expert_bytes_read_total").increment(bytes);
                 for ((pi, p), t) in owners.into_iter().zip(tickets) {
-                    routed.pending[pi].1[p] = Some(t);
+                    routed.pending[pi].tickets[p] = Some(t);
                 }
                 self.routed = Some(routed);
                 Ok(())
             }
             Err(e) => {
-                for &(ei, _) in &routed.pending {
-                    self.drop_entry(routed.entries[ei].0);
-                }
-                self.cache.unpin_all();
+                self.fail(routed);
                 Err(e.into())
             }
         }
+    }
+
+    /// Read `experts`, the predicted experts of MoE layer `layer` (the next one routed), into
+    /// the cache while the current layer computes: those not resident, as many as free or
+    /// evictable slots hold, under look-ahead's rule. A decode step's prediction is kept to be
+    /// scored against the layer's real routing; a prefill's is not (accuracy is a decode figure).
+    pub fn prefetch(&mut self, layer: usize, experts: &[u32]) {
+        if !self.lookahead.on() || layer >= self.regions.len() {
+            return;
+        }
+        let t0 = Instant::now();
+        let io0 = self.stats.io_s;
+        let reads_on = match self.phase {
+            Phase::Decode => self.lookahead.predict(layer as u32, experts),
+            _ => self.lookahead.reads_on(layer as u32),
+        };
+        if !reads_on {
+            return;
+        }
+        let n_proj = self.regions[layer].len();
+        let mut reqs = Vec::new();
+        let mut owners: Vec<(EntryId, usize)> = Vec::new();
+        let mut admitted = Vec::new();
+        'entries: for (rank, &e) in experts.iter().enumerate() {
+            let Ok(id) = self.cache.geometry().id(ExpertKey { layer: layer as u32, expert: e }) else { continue };
+            if self.cache.is_resident(id) {
+                continue;
+            }
+            let a = Access { id, rank: rank as u32, weight: 0.0, seq: self.seq };
+            self.seq += 1;
+            self.evicted.clear();
+            // Pinned until the next layer is routed, so that this batch never evicts itself.
+            self.cache.admit(&a, &mut self.evicted);
+            let Ok(()) = self.free_evicted() else {
+                self.evicted.clear();
+                self.cache.remove(id, &mut self.evicted);
+                break;
+            };
+            // No unpinned entry could make room (every slot holds the routed layer's experts).
+            let Some(slot) = self.free.pop() else {
+                self.evicted.clear();
+                self.cache.remove(id, &mut self.evicted);
+                break;
+            };
+            self.slot_of[id as usize] = Some(slot);
+            let mark = reqs.len();
+            for p in 0..n_proj {
+                match self.request(id, slot, layer, p, e) {
+                    Ok(Some(r)) => {
+                        reqs.push(r);
+                        owners.push((id, p));
+                    }
+                    Ok(None) => {}
+                    Err(_) => {
+                        // A window the kernel would not claim: this entry is not read ahead.
+                        reqs.truncate(mark);
+                        owners.truncate(mark);
+                        self.drop_entry(id);
+                        break 'entries;
+                    }
+                }
+            }
+            admitted.push(id);
+        }
+        if !reqs.is_empty() {
+            match self.engine.submit(&reqs) {
+                Ok(tickets) => {
+                    for &id in &admitted {
+                        self.inflight.insert(id, (0..n_proj).map(|_| None).collect());
+                        self.speculative.insert(id);
+                    }
+                    for ((id, p), t) in owners.into_iter().zip(tickets) {
+                        if let Some(ts) = self.inflight.get_mut(&id) {
+                            ts[p] = Some(t);
+                        }
+                    }
+                    let bytes: u64 = reqs.iter().map(|r| r.len as u64).sum();
+                    self.lookahead.read_ahead(layer as u32, admitted.len() as u64);
+                    self.stats.spec_bytes += bytes;
+                    self.stats.bytes_read += bytes;
+                    metrics::counter!("bmoe_expert_spec_bytes_total").increment(bytes);
+                }
+                Err(_) => {
+                    for id in admitted {
+                        self.drop_entry(id);
+                    }
+                }
+            }
+        } else {
+            for id in admitted {
+                // Nothing to read (in place, every page another window's): resident as is.
+                self.speculative.insert(id);
+            }
+        }
+        self.stats.manage_s += (t0.elapsed().as_secs_f64() - (self.stats.io_s - io0)).max(0.0);
     }
 
     /// Wait for projection `p` of the routed layer's reads, then overlay its windows. Called
@@ -461,11 +695,25 @@ impl GenericExperts {
         }
         let t = Instant::now();
         let mut failed = None;
-        for (_, tickets) in &mut routed.pending {
-            if let Some(ticket) = tickets[p].take() {
-                if let Err(e) = ticket.wait() {
-                    failed.get_or_insert(e);
-                }
+        let layer = routed.layer;
+        for i in 0..routed.pending.len() {
+            let Some(ticket) = routed.pending[i].tickets[p].take() else { continue };
+            let Err(e) = ticket.wait() else { continue };
+            if !routed.pending[i].spec {
+                failed.get_or_insert(Error::from(e));
+                continue;
+            }
+            // A read-ahead read that failed: read it again, as any miss.
+            let (id, slot) = routed.entries[routed.pending[i].ei];
+            let expert = self.cache.geometry().key(id).expert;
+            let again = self.request(id, slot, layer, p, expert).and_then(|r| {
+                let Some(r) = r else { return Ok(()) };
+                self.stats.bytes_read += r.len as u64;
+                let t = self.engine.submit(&[r])?;
+                Ok(self.engine.wait_all(&t)?)
+            });
+            if let Err(e) = again {
+                failed.get_or_insert(e);
             }
         }
         let waited = t.elapsed();
@@ -473,7 +721,7 @@ impl GenericExperts {
         metrics::counter!("bmoe_io_wait_microseconds_total").increment(waited.as_micros() as u64);
         if let Some(e) = failed {
             self.fail(routed);
-            return Err(e.into());
+            return Err(e);
         }
         if self.overlay.in_place() {
             // The bytes landed where llama.cpp reads them.
@@ -484,10 +732,12 @@ impl GenericExperts {
         let t = Instant::now();
         let pool = self.pool.clone();
         let fd = pool.memfd().expect("a memfd pool");
-        let layer = routed.layer;
         let mut mapped = Ok(());
-        for &(ei, _) in &routed.pending {
-            let (id, slot) = routed.entries[ei];
+        for pe in &routed.pending {
+            let (id, slot) = routed.entries[pe.ei];
+            if self.mapped[id as usize] & (1 << p) != 0 {
+                continue;
+            }
             let expert = self.cache.geometry().key(id).expert;
             let (w, _, start) = self.window(layer, p, expert);
             let off = self.pool_off(slot, start);
@@ -507,13 +757,13 @@ impl GenericExperts {
         Ok(())
     }
 
-    /// After a failure: drain the layer's reads, drop its misses, unpin.
+    /// After a failure: drain the layer's reads, drop the entries they were for, unpin.
     fn fail(&mut self, routed: Routed) {
-        for (ei, tickets) in routed.pending {
-            let t: Vec<Ticket> = tickets.into_iter().flatten().collect();
+        for pe in routed.pending {
+            let t: Vec<Ticket> = pe.tickets.into_iter().flatten().collect();
             self.engine.cancel(&t);
             let _ = self.engine.wait_all(&t);
-            self.drop_entry(routed.entries[ei].0);
+            self.drop_entry(routed.entries[pe.ei].0);
         }
         self.cache.unpin_all();
     }
@@ -577,12 +827,13 @@ impl GenericExperts {
 impl Drop for GenericExperts {
     fn drop(&mut self) {
         // No slot may be unmapped from under a read: drain them (the engine drains its own
-        // on drop too, but the routed layer's tickets are ours).
+        // on drop too, but the routed layer's tickets and the read-ahead's are ours).
+        let mut t: Vec<Ticket> = Vec::new();
         if let Some(r) = self.routed.take() {
-            for (_, t) in r.pending {
-                let t: Vec<Ticket> = t.into_iter().flatten().collect();
-                self.engine.cancel(&t);
-            }
+            t.extend(r.pending.into_iter().flat_map(|p| p.tickets.into_iter().flatten()));
         }
+        t.extend(self.inflight.drain().flat_map(|(_, ts)| ts.into_iter().flatten()));
+        self.engine.cancel(&t);
+        let _ = self.engine.wait_all(&t);
     }
 }

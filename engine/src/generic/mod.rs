@@ -9,7 +9,9 @@
 //! registered pool; before each expert `mul_mat_id` it waits for that projection and
 //! [`overlay`]s the slots' pages onto the expert windows of llama.cpp's mapping, so llama.cpp's
 //! kernels read our bytes where they expect the file's. The [`index`] finds the experts by
-//! tensor name, for every architecture alike.
+//! tensor name, for every architecture alike. With look-ahead, the [`predict`]or guesses the
+//! next MoE layer's experts at each layer's routed ids, and the streamer reads them while the
+//! layer computes.
 //!
 //! The output is llama.cpp's on the same file, bit for bit: the same graph, the same kernels,
 //! the same bytes (the gates poison every expert page first, so equal bits prove they came
@@ -18,6 +20,7 @@
 pub mod experts;
 pub mod index;
 pub mod overlay;
+pub mod predict;
 pub mod seam;
 
 use std::path::Path;
@@ -31,6 +34,7 @@ use self::index::GenericIndex;
 use self::overlay::{Overlay, ShardMap};
 use self::seam::Seam;
 use crate::cache::CachePolicy;
+use crate::decoder::RouteReplay;
 use crate::error::{Error, Result};
 use crate::llama;
 use crate::provider::ProviderCounters;
@@ -38,7 +42,7 @@ use crate::session::{Forward, Telemetry};
 use crate::stream::budget::{self, CacheSize, Machine, Needs};
 
 /// How to open a generic engine.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GenericOptions {
     pub cache: CacheSize,
     pub floor_bytes: u64,
@@ -61,6 +65,12 @@ pub struct GenericOptions {
     /// Read in place (the fallback where the kernel has no memfd) even where a memfd pool works
     /// (tests).
     pub in_place: bool,
+    /// Predict each next MoE layer's experts and read them while the layer computes.
+    pub lookahead: bool,
+    /// Experts per token in place of the file's `expert_used_count` (lossy).
+    pub n_expert_used: Option<u32>,
+    /// Decode steps route as this trace says (lossy; benchmarks).
+    pub replay: Option<RouteReplay>,
 }
 
 /// What opening chose and measured, for the `mode:` and `load:` lines.
@@ -95,6 +105,9 @@ pub struct GenericReport {
     pub cycle_bytes: u64,
     pub k: u32,
     pub poisoned: bool,
+    /// MoE layers whose router look-ahead cannot apply on the host (their experts are never
+    /// read ahead).
+    pub unpredicted: Vec<u32>,
     /// Reads land in place in llama.cpp's mapping (anonymous pages claimed per miss, freed per
     /// eviction) instead of a memfd pool overlaid onto it: why.
     pub in_place: Option<String>,
@@ -178,7 +191,12 @@ impl GenericEngine {
         let before: Vec<Vec<(usize, usize)>> = files.iter().map(overlay::file_mappings).collect::<Result<_>>()?;
         let read0 = storage_read_bytes();
         let t = Instant::now();
-        let model = Arc::new(llama::Model::mmap_plain_kernels_with_progress(path, progress)?);
+        let overrides: Vec<(String, i64)> = opts
+            .n_expert_used
+            .map(|k| (format!("{}.expert_used_count", index.arch), i64::from(k)))
+            .into_iter()
+            .collect();
+        let model = Arc::new(llama::Model::mmap_plain_kernels_with(path, &overrides, progress)?);
         let llama_load_s = t.elapsed().as_secs_f64();
         let llama_read_bytes = read0.and_then(|a| storage_read_bytes().map(|b| b.saturating_sub(a)));
         // Where llama.cpp mapped each shard.
@@ -215,7 +233,7 @@ impl GenericEngine {
         }
         let bases: Vec<usize> = overlay.shards().iter().map(|s| s.base).collect();
         let mut seam = Box::new(Seam::new(index, &bases));
-        let k = index.n_expert_used;
+        let k = opts.n_expert_used.unwrap_or(index.n_expert_used);
         let n_proj = index.layers.iter().map(|l| l.tensors.len()).max().unwrap_or(1);
         let slot_bytes = experts::slot_bytes(index, page);
         let entries: u64 = index.layers.iter().map(|l| u64::from(l.n_expert)).sum();
@@ -223,7 +241,7 @@ impl GenericEngine {
         // from what is left; a micro-batch whose union cannot fit the slots is lowered, and the
         // context made again with it.
         let vm0 = vm_size();
-        let mut session = Self::context(&model, &mut seam, opts, opts.n_ubatch)?;
+        let mut session = Self::context(&model, &mut seam, &opts, opts.n_ubatch)?;
         let context_bytes = vm0.and_then(|a| vm_size().map(|b| b.saturating_sub(a))).unwrap_or(0);
         let mem_available = opts.mem_available.unwrap_or_else(budget::mem_available);
         let machine =
@@ -233,7 +251,8 @@ impl GenericEngine {
         let b = budget::resolve(opts.cache, machine, needs)?;
         let (mut n_slots, raised) = budget::slots(b.bytes, slot_bytes, k as usize);
         let mut map_capped = None;
-        if let Some(windows) = overlay::map_budget() {
+        let map_windows = overlay::map_budget();
+        if let Some(windows) = map_windows {
             let most = (windows / n_proj).max(k as usize);
             if n_slots > most {
                 n_slots = most;
@@ -247,9 +266,12 @@ impl GenericEngine {
             ubatch = u32::try_from(n_slots / k as usize).unwrap_or(u32::MAX).max(1);
             ubatch_lowered_from = Some(opts.n_ubatch);
             drop(session);
-            session = Self::context(&model, &mut seam, opts, ubatch)?;
+            session = Self::context(&model, &mut seam, &opts, ubatch)?;
         }
         let mut overlay = overlay;
+        // Stale windows take the map budget's room beside the slots' own (none when that is
+        // unknown: windows are then put back at once).
+        overlay.set_stale_cap(map_windows.map_or(0, |w| w.saturating_sub(n_slots * n_proj)));
         let shared = match opts.in_place {
             true => Err("asked for".to_string()),
             false => BufferPool::new_shared(n_slots * slot_bytes, "bmoe-experts").map_err(|e| e.to_string()),
@@ -275,6 +297,13 @@ impl GenericEngine {
         let info = engine.info().clone();
         let mut experts = GenericExperts::new(index, engine, n_slots, opts.policy, overlay)?;
         experts.set_serial(!opts.pipeline);
+        experts.set_lookahead(opts.lookahead);
+        let mut unpredicted = Vec::new();
+        if opts.lookahead {
+            let p = predict::Predictor::new(index, &bases, k as usize);
+            unpredicted = p.unpredicted.clone();
+            seam.predictor = Some(p);
+        }
         let o_direct = experts.engine().file(0).map(|f| f.o_direct()).unwrap_or(false);
         let report = GenericReport {
             llama_load_s,
@@ -297,9 +326,11 @@ impl GenericEngine {
             cycle_bytes: index.cycle_bytes(k),
             k,
             poisoned: opts.poison,
+            unpredicted,
             in_place,
         };
         seam.experts = Some(experts);
+        seam.replay = opts.replay;
         Ok((Self { session, seam, compute_s: 0.0 }, report))
     }
 
@@ -307,7 +338,7 @@ impl GenericEngine {
     fn context(
         model: &Arc<llama::Model>,
         seam: &mut Box<Seam>,
-        o: GenericOptions,
+        o: &GenericOptions,
         ubatch: u32,
     ) -> Result<llama::Session> {
         let hooks = llama::Hooks {
@@ -337,8 +368,9 @@ impl GenericEngine {
         self.session.model()
     }
 
-    /// Run `tokens` in micro-batches, `go(done)` asked before each.
-    fn run(&mut self, tokens: &[i32], go: &mut dyn FnMut(usize) -> bool) -> Result<Option<Vec<f32>>> {
+    /// Run `tokens` in micro-batches, `go(done)` asked before each; a prompt's (`prefill`)
+    /// micro-batches are prefill passes whatever their width, a lone token is a decode step.
+    fn run(&mut self, tokens: &[i32], prefill: bool, go: &mut dyn FnMut(usize) -> bool) -> Result<Option<Vec<f32>>> {
         let n_ubatch = self.session.n_ubatch() as usize;
         let total = tokens.len();
         let seam = &mut *self.seam;
@@ -350,7 +382,7 @@ impl GenericEngine {
                 let n = n_ubatch.min(total - done);
                 // SAFETY: between micro-batches no decode runs, so nothing else uses the seam.
                 if let Some(x) = unsafe { &mut *seam_ptr }.experts.as_mut() {
-                    x.begin_step(n > 1);
+                    x.begin_step(prefill || n > 1);
                 }
                 go(done)
             })
@@ -366,7 +398,7 @@ impl GenericEngine {
 
 impl Forward for GenericEngine {
     fn forward_last(&mut self, tokens: &[i32]) -> Result<Vec<f32>> {
-        Ok(self.run(tokens, &mut |_| true)?.expect("never stopped"))
+        Ok(self.run(tokens, tokens.len() > 1, &mut |_| true)?.expect("never stopped"))
     }
     fn reset(&mut self) {
         self.session.reset();
@@ -384,7 +416,7 @@ impl Forward for GenericEngine {
         self.session.n_ubatch()
     }
     fn prefill(&mut self, tokens: &[i32], go: &mut dyn FnMut(usize) -> bool) -> Result<Option<Vec<f32>>> {
-        self.run(tokens, go)
+        self.run(tokens, true, go)
     }
     fn save_state(&self) -> Result<Vec<u8>> {
         Ok(self.session.state())
@@ -396,6 +428,7 @@ impl Forward for GenericEngine {
         let x = self.experts();
         let c = x.cache().counters().total();
         let s = x.stats();
+        let la = x.lookahead_totals();
         Telemetry {
             compute_s: Some(self.compute_s),
             provider: Some(ProviderCounters {
@@ -408,8 +441,12 @@ impl Forward for GenericEngine {
                 routed_bytes: s.routed_bytes,
                 max_layer_routed_bytes: s.max_layer_routed_bytes,
                 resident_bytes: x.cache().resident_bytes(),
+                spec_entries: la.spec_entries,
+                spec_bytes: s.spec_bytes,
+                spec_useful: la.spec_useful,
+                predicted_real: la.predicted_real,
+                real_with_prediction: la.real_with_prediction,
                 overlay_s: Some(x.overlay().seconds),
-                ..ProviderCounters::default()
             }),
         }
     }

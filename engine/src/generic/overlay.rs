@@ -5,8 +5,9 @@
 //! offset`; its `mul_mat_id` reads expert `e` of a stacked tensor at `data + e × nb[2]`. A miss
 //! reads the expert's page-aligned window of the file into a slot of a memfd-backed pool, then
 //! maps those slot pages over the window (`MAP_FIXED`): no pointer changes, no copy, and a hit
-//! costs nothing. Evicting maps the window back: to the file, or, in tests, to a poison memfd
-//! of 0xFF bytes, so that a byte llama.cpp read from anywhere but our slots shows.
+//! costs nothing. What a window shows when no slot is mapped over it is the file, or, in tests,
+//! a poison memfd of 0xFF bytes, so that a byte llama.cpp read from anywhere but our slots
+//! shows.
 //!
 //! A window's first and last pages may hold bytes of a neighbour (the next expert's slice,
 //! another tensor): both slots then hold the same file bytes there. The table counts who holds
@@ -14,11 +15,20 @@
 //! only a page nobody holds goes back to its backfill. A page not wholly inside an expert tensor
 //! (a tensor's edge, shared with dense bytes) always goes back to the file, poison or not.
 //!
+//! Eviction is lazy ([`Overlay::retire`]): only what must change now is mapped back (a
+//! boundary page another overlaid window holds shows that window's copy; a page that also
+//! holds dense bytes shows the file). The rest of the window keeps showing its old slot, whatever
+//! the slot holds next: nothing reads an expert's window unless the expert is routed, and a
+//! routed expert is overlaid first (a hit is overlaid already; a miss gets a slot, a read and an
+//! overlay). That halves the mapping calls of a miss that evicts. Such *stale* windows are put
+//! back (file or poison) oldest first once more of them are kept than the map budget leaves room
+//! for beside the slots' windows.
+//!
 //! Each overlay splits a mapping in up to three, so overlays cost entries of the kernel's
 //! per-process map count (`vm.max_map_count`): [`map_budget`] says how many windows may be
 //! overlaid at once with a margin, and the engine sizes its cache under it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 
@@ -74,6 +84,12 @@ pub struct Overlay {
     /// Reads land in llama.cpp's mapping itself (anonymous pages claimed over each window)
     /// instead of a pool overlaid onto it: the fallback where there is no memfd.
     in_place: bool,
+    /// Windows retired lazily that still show their old slot ([`Self::retire`]), and their
+    /// order (oldest first; a window overlaid again leaves the set, its queue entry is skipped).
+    stale: HashSet<Window>,
+    stale_order: VecDeque<Window>,
+    /// The most stale windows kept (the map budget's room beside the slots' windows).
+    stale_cap: usize,
     /// Mapping calls made, and their seconds, for telemetry.
     pub calls: u64,
     pub seconds: f64,
@@ -93,6 +109,9 @@ impl Overlay {
             holders: HashMap::new(),
             overlaid: 0,
             in_place: false,
+            stale: HashSet::new(),
+            stale_order: VecDeque::new(),
+            stale_cap: usize::MAX,
             calls: 0,
             seconds: 0.0,
         };
@@ -113,6 +132,16 @@ impl Overlay {
     /// Reads land in place from now on ([`Self::claim`] instead of [`Self::overlay`]).
     pub fn set_in_place(&mut self, on: bool) {
         self.in_place = on;
+    }
+
+    /// Keep at most `n` stale windows ([`Self::retire`]).
+    pub fn set_stale_cap(&mut self, n: usize) {
+        self.stale_cap = n;
+    }
+
+    /// Windows retired lazily that still show their old slot.
+    pub fn stale(&self) -> usize {
+        self.stale.len()
     }
 
     /// Whether reads land in place.
@@ -153,6 +182,7 @@ impl Overlay {
     /// it showed before).
     pub fn overlay(&mut self, pool: BorrowedFd<'_>, w: Window, pool_off: u64) -> Result<()> {
         self.map_fd(w.shard, w.first, w.end, Some(pool), Source::Pool(pool_off))?;
+        self.stale.remove(&w);
         for p in [w.first, w.end - 1] {
             let copy = pool_off + (p - w.first) * self.page;
             let h = self.holders.entry((w.shard, p)).or_default();
@@ -164,20 +194,27 @@ impl Overlay {
         Ok(())
     }
 
-    /// In place: make window `w` private writable memory where no other window holds it, so a
-    /// read of its file bytes can land at its own address; `owner` names the window in the
-    /// table (any value unique to it). Returns the pages claimed, `[first, end)`: the ones to
-    /// read (a page another window holds has its bytes already, or is being read by it).
+    /// In place: make window `w` private writable memory where no other window holds it and
+    /// the page lies wholly inside expert tensors, so a read of its file bytes can land at its
+    /// own address; `owner` names the window in the table (any value unique to it). Returns the
+    /// pages claimed, `[first, end)`: the ones to read (a page another window holds has its
+    /// bytes already, or is being read by it; an edge page with dense bytes shows the file).
     ///
     /// # Errors
     /// [`Error::Provider`] if the kernel refuses the mapping.
     pub fn claim(&mut self, w: Window, owner: u64) -> Result<(u64, u64)> {
         let held = |o: &Self, p: u64| o.holders.get(&(w.shard, p)).is_some_and(|h| !h.is_empty());
-        let (mut a, mut b) = (w.first, w.end);
-        if held(self, a) {
+        // Only pages wholly inside expert tensors: a window's edge page that holds dense bytes
+        // too stays the file's (its bytes are the file's either way), so that no dense tensor
+        // ever shows a claimed page before its read lands (the next layer's router and norms
+        // are computed while look-ahead reads that layer's experts; a shared expert may compute
+        // while its layer's routed experts read).
+        let inside = self.shards[w.shard].expert_pages.iter().find(|&&(x, y)| x < w.end && w.first < y);
+        let (mut a, mut b) = inside.map_or((w.first, w.first), |&(x, y)| (w.first.max(x), w.end.min(y)));
+        if a == w.first && a < b && held(self, a) {
             a += 1;
         }
-        if b > a && held(self, b - 1) {
+        if b == w.end && b > a && held(self, b - 1) {
             b -= 1;
         }
         if a < b {
@@ -214,20 +251,111 @@ impl Overlay {
         }
         self.overlaid = self.overlaid.saturating_sub(1);
         let (mut a, mut b) = (w.first, w.end);
-        // A page another window still holds shows its copy (in place: it already does).
+        // A page another window still holds shows its copy; in place it stays as it is, its
+        // bytes read again from the file (the other window skipped the page, counting on this
+        // window's read of it, which may have been cancelled before it landed).
         if let Some(other) = keep[0] {
-            if !self.in_place {
-                self.map_fd(w.shard, a, a + 1, pool, Source::Pool(other))?;
+            match self.in_place {
+                false => self.map_fd(w.shard, a, a + 1, pool, Source::Pool(other))?,
+                true => self.reread(w.shard, a)?,
             }
             a += 1;
         }
         if let (Some(other), true) = (keep[1], b > a) {
-            if !self.in_place {
-                self.map_fd(w.shard, b - 1, b, pool, Source::Pool(other))?;
+            match self.in_place {
+                false => self.map_fd(w.shard, b - 1, b, pool, Source::Pool(other))?,
+                true => self.reread(w.shard, b - 1)?,
             }
             b -= 1;
         }
         self.backfill(w.shard, a, b)
+    }
+
+    /// Retire window `w` (overlaid from pool offset `pool_off`; its slot is about to be reused):
+    /// its boundary pages that another overlaid window holds show that window's copy, a boundary
+    /// page that also holds dense bytes shows the file, and the rest stays as it is, a stale
+    /// window (see the module docs), until the cap on stale windows puts the oldest back.
+    ///
+    /// # Errors
+    /// [`Error::Provider`] if the kernel refuses a mapping.
+    pub fn retire(&mut self, pool: BorrowedFd<'_>, w: Window, pool_off: u64) -> Result<()> {
+        let mut keep = [None, None];
+        for (i, p) in [w.first, w.end - 1].into_iter().enumerate() {
+            let copy = pool_off + (p - w.first) * self.page;
+            if let Some(h) = self.holders.get_mut(&(w.shard, p)) {
+                h.retain(|&c| c != copy);
+                match h.first() {
+                    Some(&other) => keep[i] = Some(other),
+                    None => drop(self.holders.remove(&(w.shard, p))),
+                }
+            }
+        }
+        self.overlaid = self.overlaid.saturating_sub(1);
+        let edges =
+            if w.end - 1 > w.first { vec![(w.first, keep[0]), (w.end - 1, keep[1])] } else { vec![(w.first, keep[0])] };
+        for (p, other) in edges {
+            match other {
+                Some(other) => self.map_fd(w.shard, p, p + 1, Some(pool), Source::Pool(other))?,
+                None if !self.inside_experts(w.shard, p) => self.map(w.shard, p, p + 1, Source::File)?,
+                None => {}
+            }
+        }
+        if self.stale.insert(w) {
+            self.stale_order.push_back(w);
+        }
+        while self.stale.len() > self.stale_cap {
+            let Some(old) = self.stale_order.pop_front() else { break };
+            if self.stale.remove(&old) {
+                self.put_back(old)?;
+            }
+        }
+        // The queue holds the windows overlaid again too (skipped when they come up): keep it
+        // from growing past what it tracks.
+        if self.stale_order.len() > 2 * self.stale.len() + 1024 {
+            let stale = &self.stale;
+            self.stale_order.retain(|w| stale.contains(w));
+        }
+        Ok(())
+    }
+
+    /// A stale window back to its backfill (poison inside expert tensors when poisoning, the
+    /// file elsewhere), but for a boundary page an overlaid window holds now.
+    fn put_back(&mut self, w: Window) -> Result<()> {
+        let held = |o: &Self, p: u64| o.holders.get(&(w.shard, p)).is_some_and(|h| !h.is_empty());
+        let (mut a, mut b) = (w.first, w.end);
+        if held(self, a) {
+            a += 1;
+        }
+        if b > a && held(self, b - 1) {
+            b -= 1;
+        }
+        self.backfill(w.shard, a, b)
+    }
+
+    /// Whether page `p` of `shard` lies wholly inside expert tensors.
+    fn inside_experts(&self, shard: usize, p: u64) -> bool {
+        self.shards[shard].expert_pages.iter().any(|&(x, y)| x <= p && p < y)
+    }
+
+    /// In place: page `p` of `shard`, claimed (private writable memory) and held by a window,
+    /// filled with its file bytes now. A page not wholly inside expert tensors is never
+    /// claimed: it shows the file already.
+    fn reread(&mut self, shard: usize, p: u64) -> Result<()> {
+        use std::os::unix::fs::FileExt as _;
+        if !self.inside_experts(shard, p) {
+            return Ok(());
+        }
+        let s = &self.shards[shard];
+        let at = p * self.page;
+        let len = self.page.min(s.len.saturating_sub(at)) as usize;
+        // SAFETY: page p lies inside llama.cpp's mapping of this shard and, wholly inside an
+        // expert tensor and held by a window, was claimed as private writable memory; nothing
+        // computes on it while the table changes (the seam's contract), and a read still in
+        // flight into it writes the same file bytes.
+        let dst = unsafe { std::slice::from_raw_parts_mut((s.base + at as usize) as *mut u8, len) };
+        s.file
+            .read_exact_at(dst, at)
+            .map_err(|e| Error::Provider(format!("reading page {p} of shard {shard} again (in place): {e}")))
     }
 
     /// Pages `[a, b)` of `shard` back to what nobody's window shows: poison inside expert

@@ -11,6 +11,12 @@
 //!   must be the routed layer's topk node, else the graph is not what the seam understood and
 //!   the decode fails loudly.
 //!
+//! At the topk node, before routing, a route replay (`--route-replay`, decode steps only)
+//! writes the trace's ids into the node, so that everything after it (the gathered router
+//! weights, the experts) uses the replayed experts; and after routing, look-ahead predicts the
+//! next MoE layer's experts ([`super::predict`]) and the streamer reads them while this layer
+//! computes.
+//!
 //! Segments end right after the topk node and after each projection but a layer's last, so a
 //! layer's first projection computes while the others are still being read (and a layer whose
 //! reads were all waited for at once, `--overlap off`, costs one split). A failure never answers `false` to ggml (that only ends the segment
@@ -27,6 +33,9 @@ use bmoe_ggml_sys as sys;
 
 use super::experts::GenericExperts;
 use super::index::GenericIndex;
+use super::predict::Predictor;
+use crate::cache::Phase;
+use crate::decoder::RouteReplay;
 use crate::error::{Error, Result};
 
 /// The prefix of the routed ids' node name.
@@ -58,6 +67,11 @@ pub struct Seam {
     /// Seconds inside the callbacks that wait, route or map (the rest of a decode computes).
     pub(super) seam_s: f64,
     ids: Vec<u32>,
+    /// Look-ahead's predictor (None: look-ahead off).
+    pub(super) predictor: Option<Predictor>,
+    /// The routing trace replayed at decode steps, and the decode steps done.
+    pub(super) replay: Option<RouteReplay>,
+    pub(super) decode_steps: u32,
 }
 
 // SAFETY: the raw topk pointer is only compared, never dereferenced outside the callback
@@ -93,6 +107,9 @@ impl Seam {
             failed: Box::new(AtomicBool::new(false)),
             seam_s: 0.0,
             ids: Vec::new(),
+            predictor: None,
+            replay: None,
+            decode_steps: 0,
         }
     }
 
@@ -115,6 +132,9 @@ impl Seam {
     /// A decode is over: the last routed layer's experts may be evicted again.
     pub fn end_decode(&mut self) {
         self.topk = std::ptr::null();
+        if self.experts.as_ref().is_some_and(|x| x.phase() == Phase::Decode) {
+            self.decode_steps = self.decode_steps.wrapping_add(1);
+        }
         if let Some(x) = self.experts.as_mut() {
             x.release();
         }
@@ -183,6 +203,18 @@ impl Seam {
         }
         let (k, n) = (t.ne[0] as usize, t.ne[1] as usize);
         let n_expert = self.n_expert[layer];
+        let decode = self.experts.as_ref().is_some_and(|x| x.phase() == Phase::Decode);
+        if let (Some(r), true, 1) = (&self.replay, decode, n) {
+            let route = r.route(self.decode_steps, layer);
+            if route.len() != k {
+                return Err(bad(format!("the replayed trace gives {} experts, the graph routes {k}", route.len())));
+            }
+            for (j, &(e, _)) in route.iter().enumerate() {
+                // SAFETY: j < ne0 of the computed I32 topk node, nothing has read it yet (the
+                // segment ended at it), addressed by its stride.
+                unsafe { t.data.cast::<u8>().add(j * t.nb[0]).cast::<i32>().write_unaligned(e as i32) };
+            }
+        }
         self.ids.clear();
         for i in 0..n {
             for j in 0..k {
@@ -201,7 +233,17 @@ impl Seam {
         let ids = std::mem::take(&mut self.ids);
         let r = self.experts.as_mut().expect("checked by eval").route(layer, &ids, &self.order[layer]);
         self.ids = ids;
-        r
+        r?;
+        if let (Some(p), Some(x)) = (self.predictor.as_mut(), self.experts.as_mut()) {
+            if layer + 1 < self.n_expert.len() && x.lookahead().0 {
+                // SAFETY: t is computed and its sources live (the caller's contract).
+                let next = unsafe { p.predict(t, layer, layer + 1) };
+                if !next.is_empty() {
+                    x.prefetch(layer + 1, &next);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Before an expert `mul_mat_id` computes: check it is what the seam routed, wait for its

@@ -112,6 +112,11 @@ impl TensorSet {
         Tensor { ptr: self.tensors[i], _ctx: std::marker::PhantomData }
     }
 
+    /// The context holding the tensors (to place them in a backend's buffer).
+    pub(super) fn context(&self) -> &Context {
+        &self.ctx
+    }
+
     /// Number of tensors.
     pub fn len(&self) -> usize {
         self.tensors.len()

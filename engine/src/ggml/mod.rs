@@ -11,6 +11,7 @@
 //! [`ThreadPool::compute`] returns only when every worker is done with the graph.
 
 mod alloc;
+pub mod backend;
 mod ops;
 mod selfcheck;
 mod types;
@@ -54,6 +55,9 @@ pub enum Error {
     /// A quantisation request that ggml cannot satisfy (row length not a multiple of the block).
     #[error("ggml: cannot quantize to {ty}: {what}")]
     Quantize { ty: GgmlType, what: String },
+    /// A backend (the CPU's, a remote host's) could not be created or could not allocate.
+    #[error("ggml backend: {what}")]
+    Backend { what: String },
 }
 
 /// Result alias of the ggml layer.
@@ -439,6 +443,19 @@ impl<'ctx> Tensor<'ctx> {
             return Err(Error::Data { what: format!("read_f32 from a {} tensor", self.ty()) });
         }
         let bytes = self.read_bytes()?;
+        Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+
+    /// The first `rows` rows of a contiguous 2-D F32 tensor, copied out.
+    ///
+    /// # Errors
+    /// [`Error::Data`] if the tensor is not F32 or has fewer rows; [`Error::NoData`].
+    pub fn read_f32_rows(&self, rows: usize) -> Result<Vec<f32>> {
+        if self.ty() != GgmlType::F32 {
+            return Err(Error::Data { what: format!("read_f32_rows from a {} tensor", self.ty()) });
+        }
+        let row = self.inner().nb[1];
+        let bytes = self.read_range(0, rows.saturating_mul(row))?;
         Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 

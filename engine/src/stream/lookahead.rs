@@ -139,7 +139,7 @@ impl Lookahead {
                 st.spec_entries
             ));
         } else if self.layers.iter().any(|la| la.off)
-            && self.layers.iter().filter(|la| la.real_with_prediction > 0).all(|la| la.off)
+            && self.layers.iter().filter(|la| la.spec_entries > 0).all(|la| la.off)
         {
             self.on = false;
             self.off_reason = Some(format!(
@@ -178,6 +178,24 @@ mod tests {
         }
         la.judge();
         assert!(la.on() && !la.layers()[0].off);
+    }
+
+    /// Regression: a prefill's read-ahead (its predictions unscored) with one layer under a
+    /// quarter useful and every other one well used turned the whole look-ahead off ("every
+    /// layer's useful share < 25 %" over the layers with scored predictions: none).
+    #[test]
+    fn one_useless_layer_of_a_prefill_leaves_the_others_on() {
+        let mut la = Lookahead::new(true, 3);
+        la.read_ahead(0, LOOKAHEAD_JUDGE_LAYER);
+        for l in 1..3 {
+            la.read_ahead(l, LOOKAHEAD_JUDGE_LAYER);
+            for _ in 0..LOOKAHEAD_JUDGE_LAYER {
+                la.used(l);
+            }
+        }
+        la.judge();
+        assert!(la.layers()[0].off && !la.layers()[1].off && !la.layers()[2].off);
+        assert!(la.on(), "{:?}", la.off_reason());
     }
 
     #[test]

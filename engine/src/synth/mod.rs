@@ -144,6 +144,37 @@ pub fn use_more_bits(i_layer: u32, n_layer: u32) -> bool {
     i_layer < n_layer / 8 || i_layer >= 7 * n_layer / 8 || (i_layer as i64 - i64::from(n_layer / 8)) % 3 == 2
 }
 
+/// `Shape::extra` key of a preset whose published Q4_K_M file (the one its routing trace was
+/// recorded on) was not made by the vendored `llama-quant.cpp` but by bartowski's override of
+/// it (published as `llama.cpp/llama-quant.cpp` of github.com/bartowski1182/quantization-config,
+/// built into the llama.cpp that made his GGUF releases). Its value is that quantizer's
+/// `n_ffn_down_exps`: it counts every tensor whose name holds `ffn_down_exps`, 1-D per-expert
+/// scales included, while its per-tensor counter advances on the quantized ones only, so that
+/// a model with a `ffn_down_exps.scale` per layer (gemma4) gets the down projections of its
+/// first `2·n_layer/8` layers and of every third one after in q6_K, not those
+/// `use_more_bits(layer, n_layer)` picks. Its other rules, for the tensors such a preset has
+/// (n_expert ≥ 8): `attn_q` q6_K where `use_more_bits`, `attn_k` and `attn_v` q8_0,
+/// `attn_output` q5_K; the dense FFN (`ffn_gate`, `ffn_up`, `ffn_down`, roles `Shexp*`) and
+/// the output as the vendored rules have them.
+pub const Q4KM_BARTOWSKI: &str = "q4_k_m.bartowski.n_ffn_down_exps";
+
+/// The Q4_K_M type of `spec` under [`Q4KM_BARTOWSKI`]'s rules (before the row fallback).
+fn q4km_bartowski(spec: &TensorSpec, s: &Shape) -> GgmlType {
+    let n_down_exps = s.get(Q4KM_BARTOWSKI).unwrap_or(f64::from(s.n_layer)) as u32;
+    let more = spec.layer.is_some_and(|l| use_more_bits(l, s.n_layer));
+    let many = s.n_expert >= 8;
+    match spec.role {
+        Role::Output => GgmlType::Q6_K,
+        Role::AttnQ if more => GgmlType::Q6_K,
+        Role::AttnK | Role::AttnV if many => GgmlType::Q8_0,
+        Role::AttnK | Role::AttnOut => GgmlType::Q5_K,
+        Role::AttnV if more => GgmlType::Q6_K,
+        Role::ExpDown if spec.layer.is_some_and(|l| use_more_bits(l, n_down_exps)) => GgmlType::Q6_K,
+        Role::ShexpDown if more => GgmlType::Q6_K,
+        _ => GgmlType::Q4_K,
+    }
+}
+
 impl Quant {
     /// `general.file_type` (llama_ftype).
     pub fn file_type(self) -> u32 {
@@ -178,6 +209,7 @@ impl Quant {
             Quant::F32 => GgmlType::F32,
             Quant::F16 => GgmlType::F16,
             Quant::Q8_0 => GgmlType::Q8_0,
+            Quant::Q4KM if s.get(Q4KM_BARTOWSKI).is_some() => q4km_bartowski(spec, s),
             Quant::Q4KM => {
                 let more = spec.layer.is_some_and(|l| use_more_bits(l, s.n_layer));
                 let eight = s.n_expert == 8;

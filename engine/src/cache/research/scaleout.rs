@@ -319,35 +319,19 @@ impl Plan {
 
 /// The plan of an expert placement (`Tensor` has none: every host holds a slice of everything,
 /// and gets the round-robin plan here). Popularity counts every access of the stream, prefill
-/// included: placed from the same trace it is measured on, an optimistic placement.
+/// included: placed from the same trace it is measured on, an optimistic placement. The deal is
+/// the one `bmoe run --rpc` makes ([`crate::rpc::placement::deal`]), so a measured run and its
+/// bound place the same experts on the same hosts.
 pub fn plan(stream: &AccessStream, hosts: u32, placement: Placement) -> Plan {
+    use crate::rpc::placement::{deal, Placement as Deal};
     let geom = &stream.geom;
-    let (n_expert, n) = (geom.n_expert(), geom.n_entries());
-    let mut owner: Vec<u32> = (0..n as u32).map(|id| (id % n_expert) % hosts).collect();
-    let mut replicated = vec![false; n];
-    let hot = match placement {
-        Placement::Popularity => 0,
-        Placement::ReplicateHot(k) => k.min(n_expert),
-        Placement::RoundRobin | Placement::Tensor => return Plan { owner, replicated },
+    let (by, counts) = match placement {
+        Placement::RoundRobin | Placement::Tensor => (Deal::RoundRobin, Vec::new()),
+        Placement::Popularity => (Deal::Popularity, uses(stream)),
+        Placement::ReplicateHot(k) => (Deal::ReplicateHot(k), uses(stream)),
     };
-    let uses = uses(stream);
-    for layer in 0..geom.n_layer() {
-        let base = layer * n_expert;
-        let mut order: Vec<u32> = (0..n_expert).collect();
-        order.sort_by_key(|&e| (std::cmp::Reverse(uses[(base + e) as usize]), e));
-        let room = |h: u32| n_expert / hosts + u32::from(h < n_expert % hosts);
-        let (mut load, mut held) = (vec![0u64; hosts as usize], vec![0u32; hosts as usize]);
-        for (i, &e) in order.iter().enumerate() {
-            let h = (0..hosts).filter(|&h| held[h as usize] < room(h)).min_by_key(|&h| (load[h as usize], h));
-            let h = h.expect("the rooms add up to n_expert");
-            let id = (base + e) as usize;
-            owner[id] = h;
-            replicated[id] = (i as u32) < hot;
-            load[h as usize] += uses[id];
-            held[h as usize] += 1;
-        }
-    }
-    Plan { owner, replicated }
+    let d = deal(&counts, geom.n_layer(), geom.n_expert(), hosts, by);
+    Plan { owner: d.owner, replicated: d.replicated }
 }
 
 /// The host that computes each access (indexed by [`Access::seq`]): its owner, or for a
