@@ -166,6 +166,7 @@ fn generic(args: &Args, native: bmoe::engine::model::Error) -> anyhow::Result<()
         "entry_bytes": entries,
         "projection_bytes": projections,
         "params_total": idx.n_params(),
+        "params_nextn": idx.nextn_params(),
         "params_active": idx.active_params(k),
         "cycle_bytes": idx.cycle_bytes(k),
         "cycle_mib": idx.cycle_bytes(k) as f64 / MIB,
@@ -194,8 +195,16 @@ fn generic(args: &Args, native: bmoe::engine::model::Error) -> anyhow::Result<()
         idx.expert_bytes(),
         idx.expert_bytes() as f64 / MIB
     );
+    let nextn = match idx.nextn_params() {
+        0 => String::new(),
+        n => format!(
+            " ({:.3} B of them in the {} NextN/MTP block(s), which a decode does not read)",
+            n as f64 / 1e9,
+            idx.file.metadata().get_u64(&format!("{}.nextn_predict_layers", idx.arch)).unwrap_or(0)
+        ),
+    };
     println!(
-        "params:  {:.3} B total, {:.3} B active per token (dense + top-{k} experts)",
+        "params:  {:.3} B total{nextn}, {:.3} B active per token (dense + top-{k} experts)",
         idx.n_params() as f64 / 1e9,
         idx.active_params(k) as f64 / 1e9
     );

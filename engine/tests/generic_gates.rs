@@ -1,11 +1,11 @@
 //! The generic decoder's gates: llama.cpp's own graph with the routed experts streamed in ==
 //! llama.cpp resident on the same file, bit for bit (logits at every step and the tokens,
-//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss, gemma4, deepseek2,
-//! qwen35moe (separate and fused gate/up experts) and qwen3next; with
-//! the cache evicting, with no cache, with the pread backend. Poison first: every page wholly
-//! inside an expert tensor of llama.cpp's mapping shows 0xFF bytes unless our slots are mapped
-//! over it, so equal bits prove every routed byte came from the cache; a negative case skips one
-//! read and sees the bits change.
+//! greedy and sampled), on tiny synthetic qwen3moe, qwen2moe, olmoe, Mixtral, gpt-oss, gemma4,
+//! deepseek2, qwen35moe (separate and fused gate/up experts), qwen3next, glm4moe, minimax-m2,
+//! llama4, bailingmoe2 and lfm2moe; with the cache evicting, with no cache, with the pread
+//! backend. Poison first: every page wholly inside an expert tensor of llama.cpp's mapping shows
+//! 0xFF bytes unless our slots are mapped over it, so equal bits prove every routed byte came
+//! from the cache; a negative case skips one read and sees the bits change.
 #![cfg(feature = "ffi")]
 
 use std::path::{Path, PathBuf};
@@ -306,6 +306,46 @@ fn qwen35moe_fused_gate_up_generic_equals_llama_resident() {
 fn qwen3next_generic_equals_llama_resident() {
     gates("qwen3next", Quant::Q8_0, SOME_CASES);
     gates("qwen3next", Quant::Q4KM, SOME_CASES);
+}
+
+/// glm4moe: a leading dense layer and a shared expert (both resident), sigmoid routing with a
+/// selection bias, normalised and scaled weights, partial RoPE, and an MTP block llama.cpp does
+/// not load (the index does not stream it); every case at q4_k_m, whose q6_K and q8_0 down
+/// slices are not whole pages.
+#[test]
+fn glm4moe_generic_equals_llama_resident() {
+    gates("glm4moe", Quant::Q4KM, CASES);
+}
+
+/// minimax-m2: Q/K norms over the whole projections, partial RoPE, sigmoid routing with a
+/// selection bias and normalised weights, every layer MoE.
+#[test]
+fn minimax_m2_generic_equals_llama_resident() {
+    gates("minimax-m2", Quant::Q8_0, SOME_CASES);
+}
+
+/// llama4: MoE and dense layers interleaved, top-1 with the router weight applied before the
+/// experts, a shared expert, chunked attention with no-RoPE layers (the chunk is llama.cpp's
+/// fixed 8192, past these contexts); every case at q4_k_m.
+#[test]
+fn llama4_generic_equals_llama_resident() {
+    gates("llama4", Quant::Q4KM, CASES);
+}
+
+/// bailingmoe2: expert groups (each token keeps 2 of 4 groups, then its top-k among their
+/// experts), a fused QKV, a leading dense layer, a shared expert, sigmoid routing with a
+/// selection bias, and an MTP block llama.cpp skips; q4_k_m.
+#[test]
+fn bailingmoe2_generic_equals_llama_resident() {
+    gates("bailingmoe2", Quant::Q4KM, SOME_CASES);
+}
+
+/// lfm2moe: short-conv layers (a recurrent conv state) and attention layers alternating, a
+/// leading dense layer, sigmoid routing with a selection bias, the embedding tied; every case at
+/// q4_k_m.
+#[test]
+fn lfm2moe_generic_equals_llama_resident() {
+    gates("lfm2moe", Quant::Q4KM, CASES);
 }
 
 /// The poison is real: skip one read and the bits change (llama.cpp then computes on 0xFF

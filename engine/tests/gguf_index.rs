@@ -557,3 +557,227 @@ fn qwen35moe_presets_have_the_published_parameter_counts() {
         assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
     }
 }
+
+/// A real model's figures for a generic architecture's preset.
+#[cfg(feature = "ffi")]
+struct Card {
+    shape: &'static str,
+    /// The model card's total and active parameters.
+    total: f64,
+    /// How close the total must be: 1 %, or more where the card counts what a GGUF leaves out.
+    total_tol: f64,
+    active: f64,
+    /// The card's active count leaves out the token embedding and the LM head.
+    active_without_embeddings: bool,
+    /// How close the active count must be: 2 %, or the card's rounding where it gives one
+    /// significant figure.
+    active_tol: f64,
+    /// llama.cpp's count of the real file (`model params` at load: every tensor, the NextN/MTP
+    /// blocks' included), where known.
+    file_params: Option<f64>,
+    /// The tensors of a real file, where known.
+    n_tensors: Option<usize>,
+    /// The distinct bytes of an expert entry in the q4_k_m mix, in layer order of appearance.
+    entries: &'static [u64],
+}
+
+/// The generic architectures' real-model presets (q4_k_m, headers only), indexed as the generic
+/// decoder indexes them: the model card's counts (total within 1 %, active within 2 %), which
+/// leave out the NextN/MTP blocks the files carry (a decode never reads them); llama.cpp's count
+/// of the real file within 0.1 % (so the MTP blocks are there as in the real files); the entry
+/// bytes of the q4_k_m mix.
+#[cfg(feature = "ffi")]
+#[test]
+fn generic_presets_have_the_published_parameter_counts() {
+    use bmoe_engine::generic::index::GenericIndex;
+    let dir = tempfile::tempdir().unwrap();
+    for c in [
+        // GLM-4.5 model card: 106 B / 12 B and 355 B / 32 B (GLM-4.6 is GLM-4.5's shape), active
+        // without embedding and head. llama.cpp: "model params = 110.469 B" loading a GLM-4.5-Air
+        // file (its MTP block with its own embedding and head); a GLM-4.6 file's "repeating
+        // layers = 355.234 B parameters" plus the 2 × 151552 × 5120 of embedding and head.
+        // Entries: gate and up q4_K, down q5_0 (1408 is not whole 256-blocks) or q8_0 on the
+        // use_more_bits layers (q6_K's fallback) for Air; down q4_K or q6_K for 4.6. A GLM-4.5-Air
+        // file has 803 tensors (its split.tensors.count).
+        Card {
+            shape: "glm-4.5-air",
+            total: 106e9,
+            total_tol: 0.01,
+            active: 12e9,
+            active_without_embeddings: true,
+            active_tol: 0.02,
+            file_params: Some(110.469e9),
+            n_tensors: Some(803),
+            entries: &[2 * 3_244_032 + 6_127_616, 2 * 3_244_032 + 3_964_928],
+        },
+        Card {
+            shape: "glm-4.6",
+            total: 355e9,
+            total_tol: 0.01,
+            active: 32e9,
+            active_without_embeddings: true,
+            active_tol: 0.02,
+            file_params: Some(355.234e9 + 2.0 * 151_552.0 * 5120.0),
+            n_tensors: None,
+            entries: &[2 * 4_423_680 + 6_451_200, 2 * 4_423_680 + 4_423_680],
+        },
+        // MiniMax-M2 model card: 230 B total, 10 B active; ours 228.70 B and 9.80 B without
+        // embedding and head (11.03 B with them), inside the card's "10" (one figure: 2.5 %).
+        // A MiniMax-M2.7 file (the same shape) has 809 tensors. Entries: gate and up q4_K,
+        // down q6_K or q4_K (1536 is whole 256-blocks).
+        Card {
+            shape: "minimax-m2",
+            total: 230e9,
+            total_tol: 0.01,
+            active: 10e9,
+            active_without_embeddings: true,
+            active_tol: 0.025,
+            file_params: None,
+            n_tensors: Some(809),
+            entries: &[2 * 2_654_208 + 3_870_720, 3 * 2_654_208],
+        },
+        // Llama 4 model card: Scout 109 B total (its vision encoder included, which a GGUF
+        // leaves to the mmproj file: llama.cpp counts 107.77 B in a Scout GGUF), Maverick 400 B;
+        // both 17 B active, the embedding and head counted. Entries: gate and up q4_K, down q6_K
+        // (the first MoE layer is a use_more_bits one) or q4_K.
+        Card {
+            shape: "llama-4-scout",
+            total: 109e9,
+            total_tol: 0.015,
+            active: 17e9,
+            active_without_embeddings: false,
+            active_tol: 0.02,
+            file_params: Some(107.77e9),
+            n_tensors: None,
+            entries: &[2 * 23_592_960 + 34_406_400, 3 * 23_592_960],
+        },
+        Card {
+            shape: "llama-4-maverick",
+            total: 400e9,
+            total_tol: 0.01,
+            active: 17e9,
+            active_without_embeddings: false,
+            active_tol: 0.02,
+            file_params: None,
+            n_tensors: None,
+            entries: &[2 * 23_592_960 + 34_406_400, 3 * 23_592_960],
+        },
+        // Ling 2.0 model cards: Ling-mini-2.0 16 B total, 1.4 B active, "non-embedding 789 M"
+        // (without embedding and head: ours 789.2 M); Ling-flash-2.0 100 B total (its
+        // safetensors hold 102,889,705,216, which ours equal to the parameter), 6.1 B active,
+        // 4.8 B non-embedding. Entries: gate and up q4_K, down q6_K (layer 1, the first MoE
+        // layer, is a use_more_bits one) or q4_K.
+        Card {
+            shape: "ling-mini-2.0",
+            total: 16e9,
+            total_tol: 0.02,
+            active: 0.789e9,
+            active_without_embeddings: true,
+            active_tol: 0.02,
+            file_params: None,
+            n_tensors: None,
+            entries: &[2 * 589_824 + 860_160, 3 * 589_824],
+        },
+        Card {
+            shape: "ling-flash-2.0",
+            total: 100e9,
+            total_tol: 0.03,
+            active: 4.8e9,
+            active_without_embeddings: true,
+            active_tol: 0.02,
+            file_params: Some(102_889_705_216.0),
+            n_tensors: None,
+            entries: &[2 * 2_359_296 + 3_440_640, 3 * 2_359_296],
+        },
+        // LFM2-8B-A1B model card: 8.3 B total, 1.5 B active; ours 1.557 B with the tied
+        // embedding counted once (1.422 B without it), inside the card's two figures (4 %).
+        // Entries: gate and up q4_K, down q6_K on the use_more_bits layers (layer 2, the first
+        // MoE layer, is one) or q4_K.
+        Card {
+            shape: "lfm2-8b-a1b",
+            total: 8.3e9,
+            total_tol: 0.01,
+            active: 1.5e9,
+            active_without_embeddings: false,
+            active_tol: 0.04,
+            file_params: None,
+            n_tensors: None,
+            entries: &[2 * 2_064_384 + 3_010_560, 3 * 2_064_384],
+        },
+    ] {
+        let shape = c.shape;
+        let arch = synth::preset_arch(shape).unwrap();
+        let o = Options::new(arch, shape, Quant::Q4KM, 1).unwrap();
+        let path = synth::write_sparse(&o, &dir.path().join(format!("{shape}.gguf"))).unwrap().remove(0);
+        let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+        assert_eq!(idx.arch, arch);
+        let k = idx.n_expert_used;
+        let params = |name: &str| idx.file.tensor(name).map_or(0, |t| t.dims.iter().product::<u64>());
+        let embeddings =
+            if c.active_without_embeddings { params("token_embd.weight") + params("output.weight") } else { 0 };
+        let t = (idx.n_params() - idx.nextn_params()) as f64;
+        let a = (idx.active_params(k) - embeddings) as f64;
+        assert!((t / c.total - 1.0).abs() < c.total_tol, "{shape}: {t} parameters, published {}", c.total);
+        assert!((a / c.active - 1.0).abs() < c.active_tol, "{shape}: {a} active, published {}", c.active);
+        if let Some(f) = c.file_params {
+            let n = idx.n_params() as f64;
+            assert!((n / f - 1.0).abs() < 0.001, "{shape}: {n} parameters in the file, llama.cpp counts {f}");
+        }
+        if let Some(n) = c.n_tensors {
+            assert_eq!(idx.file.tensors.len(), n, "{shape}: tensors");
+        }
+        let mut entries: Vec<u64> = Vec::new();
+        for l in &idx.layers {
+            if !entries.contains(&l.entry_bytes()) {
+                entries.push(l.entry_bytes());
+            }
+        }
+        assert_eq!(entries, c.entries, "{shape}: entry bytes");
+        assert_eq!(fs::metadata(&path).unwrap().len(), idx.file.file_bytes());
+    }
+}
+
+/// A glm4moe file's MTP block (the last `nextn_predict_layers` blocks, which llama.cpp skips)
+/// and its leading dense layer are neither streamed nor dense: the tiny preset (4 blocks: one
+/// dense, two MoE, the MTP block) streams layers 1 and 2 only, and every tensor of block 3 is
+/// counted apart.
+#[cfg(feature = "ffi")]
+#[test]
+fn glm4moe_streams_its_moe_layers_and_not_its_mtp_block() {
+    use bmoe_engine::generic::index::GenericIndex;
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options::new("glm4moe", "tiny", Quant::Q8_0, 1).unwrap();
+    let path = synth::write_sparse(&o, &dir.path().join("glm.gguf")).unwrap().remove(0);
+    let idx = GenericIndex::new(gguf::open_model(&path).unwrap()).unwrap();
+    assert_eq!(idx.layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![1, 2]);
+    let names = |v: &[usize]| v.iter().map(|&i| idx.file.tensors[i].name.clone()).collect::<Vec<_>>();
+    let nextn = names(&idx.nextn);
+    assert!(nextn.iter().all(|n| n.starts_with("blk.3.")), "{nextn:?}");
+    assert!(
+        nextn.iter().any(|n| n == "blk.3.ffn_up_exps.weight")
+            && nextn.iter().any(|n| n == "blk.3.nextn.eh_proj.weight")
+    );
+    let dense = names(&idx.dense);
+    assert!(dense.iter().all(|n| !n.starts_with("blk.3.")));
+    assert!(
+        dense.iter().any(|n| n == "blk.0.ffn_down.weight") && dense.iter().any(|n| n == "blk.1.ffn_down_shexp.weight")
+    );
+    assert_eq!(idx.dense.len() + idx.nextn.len() + 2 * 3, idx.file.tensors.len());
+}
+
+/// llama-quant counts the attn_v tensors apart (`i_attention_wv` of `n_attention_wv`): in
+/// LFM2-8B-A1B only 6 of 24 layers attend, so q4_k_m's use_more_bits picks the 3rd and 6th of
+/// them (layers 10 and 21), not the layers use_more_bits of 24 would (2, 14, 21).
+#[test]
+fn q4_k_m_picks_attn_v_by_its_place_among_the_attention_layers() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options::new("lfm2moe", "lfm2-8b-a1b", Quant::Q4KM, 1).unwrap();
+    let path = synth::write_sparse(&o, &dir.path().join("lfm2.gguf")).unwrap().remove(0);
+    let file = gguf::open_model(&path).unwrap();
+    let ty = |l: u32| file.tensor(&format!("blk.{l}.attn_v.weight")).unwrap().ty.name();
+    let q6: Vec<u32> = [2, 6, 10, 14, 18, 21].into_iter().filter(|&l| ty(l) == "q6_K").collect();
+    assert_eq!(q6, vec![10, 21]);
+    // The tied embedding is the output: q6_K, and there is no output.weight.
+    assert_eq!(file.tensor("token_embd.weight").unwrap().ty.name(), "q6_K");
+    assert!(file.tensor("output.weight").is_none());
+}

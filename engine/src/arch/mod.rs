@@ -8,11 +8,16 @@
 //! Adding an architecture is one new file here that fills an [`ArchSpec`] and one line in
 //! [`ARCHS`].
 
+mod bailingmoe2;
 mod deepseek2;
 mod gemma4;
+mod glm4moe;
 mod gpt_oss;
 mod keys;
+mod lfm2moe;
+mod llama4;
 pub mod llama_moe;
+mod minimax_m2;
 mod mixtral;
 mod olmoe;
 mod qwen2moe;
@@ -92,7 +97,17 @@ pub struct SynthSpec {
 
 /// The architectures only the generic decoder runs that `bmoe synth` writes and the generic
 /// gates check (one file each, like [`ARCHS`]).
-pub static GENERIC_ARCHS: &[&SynthSpec] = &[&gemma4::SPEC, &deepseek2::SPEC, &qwen35moe::SPEC, &qwen3next::SPEC];
+pub static GENERIC_ARCHS: &[&SynthSpec] = &[
+    &gemma4::SPEC,
+    &deepseek2::SPEC,
+    &qwen35moe::SPEC,
+    &qwen3next::SPEC,
+    &glm4moe::SPEC,
+    &minimax_m2::SPEC,
+    &llama4::SPEC,
+    &bailingmoe2::SPEC,
+    &lfm2moe::SPEC,
+];
 
 /// What `bmoe synth` writes for architecture `name`: a native one's or a generic one's.
 pub fn synth_of(name: &str) -> Option<&'static SynthArch> {

@@ -35,8 +35,19 @@ pub struct GenericIndex {
     pub n_expert_used: u32,
     /// The MoE layers in order; each layer's projections in file order.
     pub layers: Vec<MoeLayer>,
-    /// Indices into `file.tensors` of every other tensor (kept where llama.cpp maps them).
+    /// Indices into `file.tensors` of every other tensor a decode reads (kept where llama.cpp
+    /// maps them).
     pub dense: Vec<usize>,
+    /// Indices into `file.tensors` of the NextN/MTP blocks' tensors (the last
+    /// `nextn_predict_layers` blocks): llama.cpp skips them unless asked for its MTP draft
+    /// context, so a decode never reads them: neither streamed nor dense.
+    pub nextn: Vec<usize>,
+}
+
+/// The block number of a per-layer tensor's name (`blk.N.…`).
+fn block_of(name: &str) -> Option<u64> {
+    let (layer, _) = name.strip_prefix("blk.")?.split_once('.')?;
+    layer.parse().ok().filter(|_| layer.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// `(layer, projection)` of a routed expert tensor's name, e.g. `blk.3.ffn_up_exps.weight`.
@@ -68,9 +79,11 @@ impl GenericIndex {
         let n_layer = file.metadata().get_u64(&key("block_count")).unwrap_or(u64::MAX);
         let nextn = file.metadata().get_u64(&key("nextn_predict_layers")).unwrap_or(0);
         let routed_layers = n_layer.saturating_sub(nextn);
+        let is_nextn: Vec<bool> =
+            file.tensors.iter().map(|t| block_of(&t.name).is_some_and(|l| l >= routed_layers)).collect();
         for (i, t) in file.tensors.iter().enumerate() {
             let Some((layer, proj)) = expert_tensor_of(&t.name) else { continue };
-            if u64::from(layer) >= routed_layers {
+            if is_nextn[i] {
                 continue;
             }
             if t.dims.len() != 3 || t.dims[2] == 0 {
@@ -121,8 +134,9 @@ impl GenericIndex {
                 MoeLayer { layer, n_expert: n_of_layer[&layer] as u32, tensors }
             })
             .collect();
-        let dense = (0..file.tensors.len()).filter(|&i| !is_expert[i]).collect();
-        Ok(Self { file, arch, n_expert, n_expert_used: used as u32, layers, dense })
+        let dense = (0..file.tensors.len()).filter(|&i| !is_expert[i] && !is_nextn[i]).collect();
+        let nextn = (0..file.tensors.len()).filter(|&i| is_nextn[i]).collect();
+        Ok(Self { file, arch, n_expert, n_expert_used: used as u32, layers, dense, nextn })
     }
 
     /// Bytes of all dense (non-expert) tensors.
@@ -140,13 +154,19 @@ impl GenericIndex {
         self.layers.iter().map(|l| u64::from(k.min(l.n_expert)) * l.entry_bytes()).sum()
     }
 
-    /// Parameters (weights) of the whole model: every tensor's element count.
+    /// Parameters (weights) of the whole model: every tensor's element count (the NextN/MTP
+    /// blocks' included).
     pub fn n_params(&self) -> u64 {
         self.file.tensors.iter().map(|t| t.dims.iter().product::<u64>()).sum()
     }
 
+    /// Parameters of the NextN/MTP blocks, which a decode never reads.
+    pub fn nextn_params(&self) -> u64 {
+        self.nextn.iter().map(|&i| self.file.tensors[i].dims.iter().product::<u64>()).sum()
+    }
+
     /// Parameters one token computes with at top-`k`: every dense tensor plus `min(k, n_expert)`
-    /// routed experts per MoE layer (per-expert side tensors such as biases counted whole: an
+    /// routed experts per MoE layer (the NextN/MTP blocks not at all) (per-expert side tensors such as biases counted whole: an
     /// upper bound by their share).
     pub fn active_params(&self, k: u32) -> u64 {
         let dense: u64 = self.dense.iter().map(|&i| self.file.tensors[i].dims.iter().product::<u64>()).sum();

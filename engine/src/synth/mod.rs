@@ -189,12 +189,16 @@ impl Quant {
 
     /// The type of `spec` in a model of shape `s`, as llama-quantize picks it
     /// (`llama_tensor_get_type_impl` and `tensor_type_fallback` in `llama-quant.cpp`): norms,
-    /// routers and 1-D tensors stay f32; Q4_K_M gives attn_v and every ffn_down (routed and
-    /// shared) of the `use_more_bits` layers q6_K, the output q6_K; an 8-expert model
-    /// (Mixtral) gets q8_0 attn_k and attn_v and q5_K attn_output; a k-quant whose rows are not
-    /// whole 256-blocks falls back to q5_0 (for q4_K), q5_1 (q5_K) or q8_0 (q6_K). MXFP4_MOE
-    /// gives the 3-D expert stacks MXFP4 and every other weight q8_0.
-    pub fn tensor_type(self, spec: &TensorSpec, s: &Shape) -> GgmlType {
+    /// routers and 1-D tensors stay f32; Q4_K_M gives attn_v and every ffn_down (routed,
+    /// shared, or a leading dense layer's) of the `use_more_bits` layers q6_K, the output q6_K;
+    /// an 8-expert model (Mixtral) gets q8_0 attn_k and attn_v and q5_K attn_output; a k-quant
+    /// whose rows are not whole 256-blocks falls back to q5_0 (for q4_K), q5_1 (q5_K) or q8_0
+    /// (q6_K). MXFP4_MOE gives the 3-D expert stacks MXFP4 and every other weight q8_0.
+    ///
+    /// `attn_v` is `spec`'s place among the model's attn_v tensors and their count, in the
+    /// order written (llama-quant's `i_attention_wv` and `n_attention_wv`): the layer and
+    /// layer count where every layer has one.
+    pub fn tensor_type(self, spec: &TensorSpec, s: &Shape, attn_v: (u32, u32)) -> GgmlType {
         let role = spec.role;
         if matches!(role, Role::Norm | Role::Router | Role::Bias | Role::ShexpGateInp | Role::Sinks | Role::F32(_))
             || spec.dims.len() < 2
@@ -213,7 +217,10 @@ impl Quant {
                     Role::Output => GgmlType::Q6_K,
                     Role::AttnK | Role::AttnV if eight => GgmlType::Q8_0,
                     Role::AttnOut if eight => GgmlType::Q5_K,
-                    Role::AttnV | Role::ExpDown | Role::ShexpDown if more => GgmlType::Q6_K,
+                    Role::AttnV if use_more_bits(attn_v.0, attn_v.1) => GgmlType::Q6_K,
+                    Role::ExpDown | Role::ShexpDown if more => GgmlType::Q6_K,
+                    // llama-quant's FFN_DOWN category is by name: a dense layer's `ffn_down` too.
+                    Role::ResidualOut if more && spec.name.contains("ffn_down") => GgmlType::Q6_K,
                     _ => GgmlType::Q4_K,
                 }
             }
@@ -304,9 +311,15 @@ pub fn plan(o: &Options) -> Result<Plan> {
         return Err(Error::Skew(o.route_skew));
     }
     let s = &o.shape;
+    let specs = (arch.tensors)(s);
+    // llama-quant counts the attn_v tensors apart (its i_attention_wv of n_attention_wv): in a
+    // hybrid model only some layers have one.
+    let n_attn_v = specs.iter().filter(|t| t.role == Role::AttnV).count() as u32;
+    let mut i_attn_v = 0;
     let mut tensors = Vec::new();
-    for (index, spec) in (arch.tensors)(s).into_iter().enumerate() {
-        let ty = o.quant.tensor_type(&spec, s);
+    for (index, spec) in specs.into_iter().enumerate() {
+        let ty = o.quant.tensor_type(&spec, s, (i_attn_v, n_attn_v));
+        i_attn_v += u32::from(spec.role == Role::AttnV);
         if spec.dims[0] % ty.block_size() as u64 != 0 {
             return Err(Error::Shape { name: spec.name, ne0: spec.dims[0], ty, block: ty.block_size() });
         }
