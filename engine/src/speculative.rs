@@ -18,7 +18,12 @@
 //! then produces: a free measurement), the seconds of a plain step and the extra seconds per
 //! drafted row of a verify pass on the passes run. A draft of length L is expected to yield
 //! E(L) = 1 + a + … + a^L tokens for 1 + L·δ/t₁ plain steps' time; the rule verifies the
-//! prefix of the draft that maximises that ratio, or none when no prefix beats 1.
+//! prefix of the draft that maximises that ratio, or none when no prefix beats 1. Until δ is
+//! measured it verifies one drafted token (the cheapest pass that measures it), and only once
+//! the skipped drafts have shown some acceptance; afterwards a draft it would skip is still
+//! verified now and then (after 64 skips, then 128, … up to 1024), one token of it, to follow δ
+//! as the cache's hit rate moves. δ per row is taken as linear in the rows: a union of experts
+//! grows slower than its rows, so a wider pass costs at most that (the rule errs on skipping).
 
 use std::path::Path;
 
@@ -171,9 +176,10 @@ impl SkipRule {
         if available == 0 || self.a.n < RULE_MIN_POSITIONS || t1 <= 0.0 {
             return 0;
         }
-        // Unmeasured δ: optimistic (free rows), so that the first draft that could pay is
-        // verified and measures it.
-        let per_row = self.delta.get().map_or(0.0, |d| d.max(0.0) / t1);
+        // Unmeasured δ: the cheapest pass that measures it (one drafted token), if any draft
+        // could pay at all.
+        let Some(delta) = self.delta.get() else { return usize::from(a > 0.0) };
+        let per_row = delta.max(0.0) / t1;
         let gain = |l: usize| Self::expected_tokens(a, l) / (1.0 + l as f64 * per_row);
         let best = (1..=available).max_by(|&x, &y| gain(x).total_cmp(&gain(y))).expect("available > 0");
         if gain(best) > 1.0 {
@@ -512,10 +518,10 @@ mod tests {
         r.plain_step(1.0);
         r.outcome(3, 3);
         r.outcome(3, 3);
-        // Acceptance 1, δ unmeasured: the whole draft.
-        assert_eq!(r.plan(3), 3);
-        // A verify pass of 4 rows took 1.3 plain steps: δ = 0.1, still all of it.
-        r.verify_pass(1.3, 4);
+        // Acceptance 1, δ unmeasured: one drafted token, to measure it.
+        assert_eq!(r.plan(3), 1);
+        // A verify pass of 2 rows took 1.1 plain steps: δ = 0.1, all of the draft.
+        r.verify_pass(1.1, 2);
         assert_eq!(r.plan(3), 3);
         // Rows that cost as much as a plain step each, at acceptance 1: 4 tokens for 4 steps
         // does not beat 1.

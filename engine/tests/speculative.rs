@@ -68,10 +68,11 @@ fn batched_vs_single(path: &Path, prompt: &[i32], o: Options) -> (Vec<bool>, Vec
 /// Issue point 1: whether a batched pass's logits equal single-token steps, bit for bit.
 /// Measured (docs/speculative.md): F32 and F16 weights differ in the low bits in every row
 /// (llamafile's sgemm sums a batch of two or more columns in another order than the
-/// one-column dot product); Q8_0 and MXFP4 happen to agree on this CPU at a short context; the
-/// tiny q4_k_m files differ where a tensor fell back to q5_0 or f16 (rows not whole 256-blocks);
-/// past 512 keys every type differs (one query over 512 keys or more splits the keys across
-/// threads; a batch does not). The verify pass computed row by row is bit-equal in every case.
+/// one-column dot product); Q8_0 and MXFP4 files happen to agree on this CPU at a short context;
+/// the tiny q4_k_m files (q8_0 attention K and V, an F32 router) differ in some rows on three
+/// architectures of five; past 512 keys every file differs (one query over 512 keys or more
+/// splits the keys across the threads; a batch does not). The verify pass computed row by row
+/// is bit-equal in every case.
 #[test]
 fn a_batched_pass_is_not_single_steps_and_the_exact_verify_pass_is() {
     let dir = tempfile::tempdir().unwrap();
