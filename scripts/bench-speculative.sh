@@ -21,7 +21,8 @@
 # AHEAD ("1 2"), FIO_S (seconds of fio at each end, 10; 0: none), QUALITY_N (decode positions
 # compared, 128), TRACE (a route_trace v1 for the replayed quality and drop cells,
 # ../shared/traces/qwen3-30b-a3b.route.csv; "" to skip), TRACE_K (its top-k, 6),
-# REPLAY_PROTOCOL (1: a second protocol run of plain and the drop cells under the trace).
+# REPLAY_PROTOCOL (1: a second protocol run under the trace: plain, the drop cells, and drafting
+# at --draft N for N in REPLAY_DRAFTS ("3"), every A of ACCEPT, skip rule off and on).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:?model}
@@ -45,6 +46,7 @@ quality_n=${QUALITY_N:-128}
 trace=${TRACE-../shared/traces/qwen3-30b-a3b.route.csv}
 trace_k=${TRACE_K:-6}
 replay_protocol=${REPLAY_PROTOCOL:-1}
+replay_drafts=${REPLAY_DRAFTS:-3}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ram_args=()
@@ -106,8 +108,19 @@ if [ -n "$trace" ] && [ -f "$trace" ]; then
     --run-args "-t $threads --cache-mb $budget --route-replay $trace --n-expert-used $trace_k" \
     "${rcells[@]}" --json "$out/quality-replay.jsonl" > "$out/quality-replay.md"
   if [ "$replay_protocol" = 1 ]; then
+    # Drafting under the trace: each verify pass's rows route as the trace's consecutive decode
+    # steps, so its union of experts is real text's (the drafts: this run's own tokens).
+    "$bin/bmoe" run -m "$model" "${common[@]}" --route-replay "$trace" --n-expert-used "$trace_k" \
+      --tokens-out "$out/replay.tokens" > "$out/replay-tokens.txt" 2> "$out/replay-tokens.log"
     pcells=(--cell "plain=")
     for f in $drops; do pcells+=(--cell "drop-$f=--drop-cold-experts $f"); done
+    for d in $replay_drafts; do
+      for a in $accept; do
+        p=$(python3 -c "print(round(1 - $a / 100, 4))")
+        pcells+=(--cell "d$d-a$a=--draft-replay $out/replay.tokens --draft $d --draft-corrupt $p --draft-skip off")
+        pcells+=(--cell "d$d-a$a-skip=--draft-replay $out/replay.tokens --draft $d --draft-corrupt $p --draft-skip on")
+      done
+    done
     echo "bench-speculative: protocol under the replayed trace" >&2
     "$bin/bmoe-bench" protocol -m "$model" "${ram_args[@]}" --cells none "${pcells[@]}" --rounds "$rounds" -n "$n" \
       --temp "$temp" --seed "$seed" -p "$prompt" \
@@ -117,9 +130,10 @@ if [ -n "$trace" ] && [ -f "$trace" ]; then
 fi
 
 # 4. The tables.
-python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" <<'PY' | tee "$out/speculative.md"
+python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" "$replay_drafts" <<'PY' | tee "$out/speculative.md"
 import glob, json, os, re, statistics, sys
-out, drafts, accept, drops, ks, ahead, argv = sys.argv[1:8]
+out, drafts, accept, drops, ks, ahead, argv, rdrafts = sys.argv[1:9]
+rdrafts = rdrafts.split()
 drafts, accept = drafts.split(), [int(a) for a in accept.split()]
 drops, ks, ahead = drops.split(), ks.split(), ahead.split()
 
@@ -164,43 +178,45 @@ for line in summary.splitlines()[2:7]:
 print(f"- {fio.group(0) if fio else 'disk reference: none (fio not run)'}\n")
 print(f"plain (the lossless best cell: overlap on, auto budget): {f(base, 3)} tok/s, {f(mib_tok(plain), 1)} MiB/token\n")
 
-print("Drafting at a known acceptance (drafts replayed from the plain run's own tokens, each corrupted with probability 1 − A):\n")
-print("| --draft | A (nominal) % | skip rule | acceptance % | tokens / verify pass | verify passes / plain steps | tok/s | × plain | MiB/token | MiB per token of the verify passes | text = plain |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
-cross = {}
-for d in drafts:
-    for skip in ("off", "on"):
-        pts = []
-        for a in accept:
-            rs = runs(P, f"d{d}-a{a}" + ("-skip" if skip == "on" else ""))
-            t = med(rs, "tok/s")
-            x = t / base if t and base else None
-            acc = med(rs, "spec_acceptance_pct")
-            if x is not None:
-                pts.append((acc if acc is not None else 0.0, x))
-            vp, ps = med(rs, "spec_verify_passes"), med(rs, "spec_plain_steps")
-            print(f"| {d} | {a} | {skip} | {f(acc, 1)} | {f(med(rs, 'spec_tokens_per_pass'))} | {f(vp, 0)} / {f(ps, 0)} | {f(t, 3)} | {f(x, 3)} | {f(mib_tok(rs), 1)} | {f(med(rs, 'spec_verify_MiB_per_token'), 1)} | {same_text(rs, plain)} |")
-        # Break-even: where × plain crosses 1 (linear between measured points, by acceptance).
-        pts.sort()
-        be = None
-        for (a0, x0), (a1, x1) in zip(pts, pts[1:]):
-            if (x0 - 1) * (x1 - 1) <= 0 and a1 != a0:
-                be = a0 + (1 - x0) * (a1 - a0) / (x1 - x0)
-                break
-        if be is None and pts:
-            be = "below the lowest measured" if all(x >= 1 for _, x in pts) else "above the highest measured" if all(x < 1 for _, x in pts) else None
-        cross[(d, skip)] = be
-        lo = min((x for _, x in pts), default=None)
-        cross[(d, skip, "min")] = lo
-print()
-print("Break-even acceptance (× plain = 1) and the worst × plain, per --draft:\n")
-print("| --draft | skip rule | break-even acceptance % | lowest × plain |")
-print("|---|---|---|---|")
-for d in drafts:
-    for skip in ("off", "on"):
-        be = cross[(d, skip)]
-        print(f"| {d} | {skip} | {f(be, 1) if isinstance(be, float) else (be or '–')} | {f(cross[(d, skip, 'min')], 3)} |")
-print()
+def drafting(folder, ref, ds, title):
+    base = med(ref, "tok/s")
+    print(title + "\n")
+    print("| --draft | A (nominal) % | skip rule | acceptance % | tokens / verify pass | verify passes / plain steps | tok/s | × plain | MiB/token | MiB per token of the verify passes | text = plain |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    cross = {}
+    for d in ds:
+        for skip in ("off", "on"):
+            pts = []
+            for a in accept:
+                rs = runs(folder, f"d{d}-a{a}" + ("-skip" if skip == "on" else ""))
+                t = med(rs, "tok/s")
+                x = t / base if t and base else None
+                acc = med(rs, "spec_acceptance_pct")
+                if x is not None:
+                    pts.append((acc if acc is not None else float(a), x))
+                vp, ps = med(rs, "spec_verify_passes"), med(rs, "spec_plain_steps")
+                print(f"| {d} | {a} | {skip} | {f(acc, 1)} | {f(med(rs, 'spec_tokens_per_pass'))} | {f(vp, 0)} / {f(ps, 0)} | {f(t, 3)} | {f(x, 3)} | {f(mib_tok(rs), 1)} | {f(med(rs, 'spec_verify_MiB_per_token'), 1)} | {same_text(rs, ref)} |")
+            # Break-even: where × plain crosses 1, linear between the measured points by acceptance.
+            pts.sort()
+            be = None
+            for (a0, x0), (a1, x1) in zip(pts, pts[1:]):
+                if (x0 - 1) * (x1 - 1) <= 0 and a1 != a0:
+                    be = a0 + (1 - x0) * (a1 - a0) / (x1 - x0)
+                    break
+            if be is None and pts:
+                be = "below the lowest measured" if all(x >= 1 for _, x in pts) else "above the highest measured" if all(x < 1 for _, x in pts) else None
+            cross[(d, skip)] = (be, min((x for _, x in pts), default=None))
+    print()
+    print("Break-even acceptance (× plain = 1) and the lowest × plain over the acceptances, per --draft:\n")
+    print("| --draft | skip rule | break-even acceptance % | lowest × plain |")
+    print("|---|---|---|---|")
+    for d in ds:
+        for skip in ("off", "on"):
+            be, lo = cross[(d, skip)]
+            print(f"| {d} | {skip} | {f(be, 1) if isinstance(be, float) else (be or '–')} | {f(lo, 3)} |")
+    print()
+
+drafting(P, plain, drafts, "Drafting at a known acceptance (drafts replayed from the plain run's own tokens, each corrupted with probability 1 − A):")
 
 def quality(path):
     q = {}
@@ -238,6 +254,8 @@ if qr:
         qq = qr.get(name, {})
         print(f"| {name} | {f(med(rs, 'drop_pct'), 1)} | {f(statistics.median(av) if av else None, 1)} | {f(t, 3)} | {f(t / rbase if t and rbase else None, 3)} | {f(mib_tok(rs), 1)} | {f(qq.get('top1_pct'), 1)} | {f(qq.get('mean_kl'), 5)} | {f(qq.get('drop_pct'), 1)} |")
     print()
+    if glob.glob(f"{R}/cells/d*-a*"):
+        drafting(R, rplain, rdrafts, "Drafting under the replayed trace (each verify pass's rows route as the trace's consecutive decode steps: real text's union of experts; drafts: the replayed run's own tokens):")
 flags = re.search(r"\nFlags and notes:\n(.*?)\n\n", summary, re.S)
 if flags:
     print("Protocol flags and notes:\n")

@@ -1297,7 +1297,9 @@ impl EngineBuilder {
         if let Some(r) = replay {
             engine.set_route_replay(Some(r))?;
         }
-        engine.decoder_mut(|d| d.set_lossy(self.drop_cold, self.route_ahead))?;
+        if self.drop_cold.is_some() || self.route_ahead.is_some() {
+            engine.decoder_mut(|d| d.set_lossy(self.drop_cold, self.route_ahead))?;
+        }
         engine.report.speculative = self.spec.clone();
         engine.report.drop_cold = self.drop_cold;
         engine.report.route_ahead = self.route_ahead;

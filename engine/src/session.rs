@@ -2,8 +2,9 @@
 //! pick → step until `n` tokens, an end token, a full context, a stop from the caller or a
 //! cancel), over [`Forward`], what every engine (our decoder, resident or streaming, and
 //! llama.cpp) does: run tokens at the next positions, keep or drop a prefix of the context, and
-//! save or restore it. The engine (`crate::engine`) keeps the tokens the context holds and
-//! continues from them.
+//! save or restore it. With speculative decoding ([`crate::speculative`]) a step may be a verify
+//! pass of a draft, picked from row by row; the kept tokens are the plain loop's. The engine
+//! (`crate::engine`) keeps the tokens the context holds and continues from them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! What a generation measured, in the forms the telemetry contract names (DESIGN.md): one
 //! [`Row`] per token (`--progress` JSON, `--csv` rows), and a [`Summary`] at the end (the
-//! `generation:`, `compute:`, `moe-stream:`, `moe-cache:` and `moe-overlap:` lines, the `--json`
-//! object, the CSV `# summary` line). Built here, once, so that every front end (the CLI, the
+//! `generation:`, `compute:`, `moe-stream:`, `moe-cache:`, `moe-overlap:`, `spec:`, `moe-drop:`
+//! and `route-ahead:` lines, the `--json` object, the CSV `# summary` line). Built here, once, so that every front end (the CLI, the
 //! server, a notebook) reports the same figures under the same names; front ends only choose
 //! where to print them.
 //!
@@ -593,10 +593,11 @@ impl Summary {
             if let Some(l) = lf.route_ahead {
                 let pct = (c.ahead_routings > 0).then(|| 100.0 * c.ahead_mismatched as f64 / c.ahead_routings as f64);
                 lines.push(format!(
-                    "route-ahead: --route-ahead {l} (lossy, experimental): {} of {} routings chosen {l} layers ahead \
+                    "route-ahead: --route-ahead {l} (lossy, experimental): {} of {} routings chosen {l} layer{} ahead \
                      ({}) are not what the layer's own router picks",
                     c.ahead_mismatched,
                     c.ahead_routings,
+                    if l == 1 { "" } else { "s" },
                     pct.map_or("unmeasured".into(), |p| format!("{p:.1} %")),
                 ));
                 put("route_ahead_routings", json!(c.ahead_routings));

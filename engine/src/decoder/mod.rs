@@ -19,6 +19,14 @@
 //! experts with their biases, the weighted sum of experts in rank order, a resident shared
 //! expert where there is one, output norm, lm_head. The blocks are shared
 //! (`attention`, `moe`); what differs per architecture is data (`arch`).
+//!
+//! A verify pass of speculative decoding ([`Decoder::verify`]) is a micro-batch whose every
+//! row can be computed as a single step computes it: each row's attention on its own, and row
+//! by row the products whose CPU kernel depends on the batch's width ([`width_dependent`]), so
+//! its logits are the single steps' bits. Two lossy knobs act on decode's routing on the host,
+//! between a layer's router and its experts: `--drop-cold-experts` (skip a light routing whose
+//! expert the provider does not hold) and `--route-ahead` (a layer's experts picked by its
+//! router layers earlier, in the graph where the look-ahead predicts).
 
 mod attention;
 mod moe;

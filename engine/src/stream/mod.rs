@@ -13,6 +13,9 @@
 //! experts out as their bytes land (`acquire_start` / `acquire_more`, per-expert pipelining).
 //! Nothing is evicted while pinned, and an entry's slot is reused only after its reads
 //! completed: a failed batch is drained before the error returns and its entries are dropped.
+//! Speculative reads of a later layer stay in flight across an acquire (route-ahead reads
+//! layers ahead); those of this layer that it does not route, and of earlier layers, are
+//! cancelled unless landed.
 
 pub mod budget;
 pub mod layout;
