@@ -1,4 +1,5 @@
-//! `bmoe-bench`: the benchmark-protocol driver (`protocol`) and its RAM holder (`hold-ram`).
+//! `bmoe-bench`: the benchmark-protocol driver (`protocol`), its RAM holder (`hold-ram`), and
+//! the lossy knobs' quality figures (`quality`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -7,6 +8,7 @@ use anyhow::{bail, Context as _};
 use bmoe::engine::model::ModelIndex;
 use bmoe_bench::hold::{self, RamHold};
 use bmoe_bench::protocol::{default_cells, Cell, Fio, Protocol};
+use bmoe_bench::quality::{QualityCell, Settings};
 use bmoe_bench::sys;
 use clap::{Parser, Subcommand};
 
@@ -22,6 +24,9 @@ enum Cmd {
     /// Run a matrix of `bmoe run` cells from measured conditions, interleaved round by round,
     /// with fio as the disk's reference; writes CSVs, a summary (markdown, CSV) and SVG plots.
     Protocol(Box<ProtocolArgs>),
+    /// The lossy knobs' quality: each cell teacher-forced on one fixed token sequence, its
+    /// logits at every decode position against the lossless run's (top-1 agreement, mean KL).
+    Quality(Box<QualityArgs>),
     /// Hold (touch and mlock) this many bytes until stdin closes (what --ram-gb starts).
     HoldRam {
         #[arg(long)]
@@ -104,12 +109,75 @@ struct ProtocolArgs {
     bmoe: Option<PathBuf>,
 }
 
+#[derive(clap::Args)]
+struct QualityArgs {
+    /// The model.
+    #[arg(short = 'm', long)]
+    model: PathBuf,
+    /// A cell, NAME=ARGS: `--drop-cold-experts F`, `--route-ahead L`, `--n-expert-used K`,
+    /// `--cache-mb`, `--overlap`, `--moe-stream`, `--io-threads`, `--cache-policy`.
+    #[arg(long = "cell", required = true)]
+    cells: Vec<String>,
+    /// Flags of every engine, the lossless reference's too (e.g. "-t 2 --cache-mb 4096",
+    /// "--route-replay TRACE --n-expert-used 6").
+    #[arg(long, allow_hyphen_values = true)]
+    run_args: Option<String>,
+    /// Tokens of the sequence's prompt (one prefill, not compared).
+    #[arg(long, default_value_t = 32)]
+    prompt_tokens: usize,
+    /// Decode positions compared.
+    #[arg(short = 'n', long, default_value_t = 128)]
+    tokens: usize,
+    /// The sequence's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Context length.
+    #[arg(short = 'c', long, default_value_t = 1024)]
+    ctx: u32,
+    /// Also write one JSON object per cell to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::HoldRam { bytes } => Ok(hold::serve(bytes)?),
         Cmd::Protocol(a) => protocol(*a),
+        Cmd::Quality(a) => quality(*a),
     }
+}
+
+fn quality(a: QualityArgs) -> anyhow::Result<()> {
+    let mut base = Settings { ctx: a.ctx, ..Settings::default() };
+    let common: Vec<String> = a.run_args.as_deref().unwrap_or("").split_whitespace().map(String::from).collect();
+    base.apply(&common).context("--run-args")?;
+    if a.prompt_tokens == 0 || a.tokens == 0 || a.prompt_tokens + a.tokens > a.ctx as usize {
+        bail!(
+            "--prompt-tokens {} and -n {}: at least one of each, and together within -c {}",
+            a.prompt_tokens,
+            a.tokens,
+            a.ctx
+        );
+    }
+    let cells = a.cells.iter().map(|c| QualityCell::parse(c)).collect::<anyhow::Result<Vec<_>>>()?;
+    let rows = bmoe_bench::quality::run(&a.model, &base, &cells, a.prompt_tokens, a.tokens, a.seed, &mut |what| {
+        eprintln!("bmoe-bench quality: {what}")
+    })?;
+    println!(
+        "### bmoe-bench quality, {} ({} decode positions after a {}-token prompt, seed {}; reference: the lossless run with `{}`)\n",
+        a.model.display(),
+        a.tokens,
+        a.prompt_tokens,
+        a.seed,
+        common.join(" ")
+    );
+    print!("{}", bmoe_bench::quality::markdown(&rows));
+    if let Some(p) = &a.json {
+        let lines: Vec<String> = rows.iter().map(|r| bmoe_bench::quality::json(r).to_string()).collect();
+        std::fs::write(p, lines.join("\n") + "\n").with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
 }
 
 fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {

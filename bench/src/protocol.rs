@@ -374,16 +374,17 @@ impl Protocol {
         }
         run.waited_s = t0.elapsed().as_secs_f64();
         run.mem_entry = sys::mem_available();
-        let stem = dir.join(format!("{}-r{}", cell.name, round + 1));
-        let csv = stem.with_extension("csv");
+        // NAME-rR.EXT, whole (a name with a dot, `drop-0.5`, is not a stem and an extension).
+        let file = |ext: &str| dir.join(format!("{}-r{}.{ext}", cell.name, round + 1));
+        let csv = file("csv");
         let started = Instant::now();
-        let result = self.spawn(cell, &csv, &stem.with_extension("log"), disk, &mut run);
+        let result = self.spawn(cell, &csv, &file("log"), disk, &mut run);
         run.wall_s = started.elapsed().as_secs_f64();
         if let Err(e) = result {
             run.error = Some(format!("{e:#}"));
             return run;
         }
-        let _ = std::fs::write(stem.with_extension("txt"), &run.text);
+        let _ = std::fs::write(file("txt"), &run.text);
         // A run that stopped before its -n measured fewer tokens than its cell says: it is not
         // one of the cell's runs (counted as failed, left out of the medians, flagged).
         match run.summary.get("stop_reason").and_then(|v| v.as_str()) {

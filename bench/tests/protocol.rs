@@ -92,9 +92,11 @@ fn protocol_runs_interleaved_cells_and_summarises() {
     assert!(md.contains("| cache-1 |") && md.contains("command: `"), "{md}");
     assert!(std::fs::read_to_string(out.join("tok_s.svg")).unwrap().starts_with("<svg"));
 
-    // A cell the engine refuses fails alone, named in the report.
+    // A cell the engine refuses fails alone, named in the report. Names with a dot keep
+    // files of their own (regression: `x-0.25` and `x-0.5` both wrote `x-0.csv`).
     let st = Command::new(env!("CARGO_BIN_EXE_bmoe-bench"))
         .args(["protocol", "--cells", "resident", "--cell", "bad=--cache-policy nope", "--rounds", "1", "-n", "2"])
+        .args(["--cell", "x-0.25=--cache-mb 1", "--cell", "x-0.5=--cache-mb 2"])
         .args(["--fio-seconds", "0", "--settle-s", "1", "--run-args", "-t 2 -c 64"])
         .arg("--bmoe")
         .arg(bmoe_bin())
@@ -107,4 +109,7 @@ fn protocol_runs_interleaved_cells_and_summarises() {
     assert!(st.status.success());
     let md = std::fs::read_to_string(dir.path().join("out2/summary.md")).unwrap();
     assert!(md.contains("| bad | 1 (1 failed) |"), "{md}");
+    for f in ["x-0.25-r1.csv", "x-0.5-r1.csv", "x-0.5-r1.txt", "x-0.25-r1.log"] {
+        assert!(dir.path().join("out2/cells").join(f).exists(), "{f}");
+    }
 }

@@ -14,7 +14,8 @@ use anyhow::{bail, Context as _};
 use clap::Parser as _;
 use serde_json::{json, Value};
 
-use bmoe::engine::session::CancelToken;
+use bmoe::engine::engine::GenParams;
+use bmoe::engine::session::{CancelToken, Control};
 use bmoe::engine::telemetry;
 
 use crate::guard::{Exit, Signals};
@@ -220,13 +221,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     (n, t.elapsed().as_secs_f64())
                 }
                 Test::Tg(n) => {
-                    let mut logits = engine.eval(&[token()])?;
-                    let t = Instant::now();
-                    for _ in 0..n {
-                        let next = (0..logits.len()).max_by(|&a, &b| logits[a].total_cmp(&logits[b])).unwrap_or(0);
-                        logits = engine.eval(&[next as i32])?;
-                    }
-                    (n, t.elapsed().as_secs_f64())
+                    // Greedy through the generation loop (so that speculative decoding, when a row
+                    // asks for it, drafts): a one-token prompt, then n steps, timed.
+                    let argmax = |l: &[f32]| (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap_or(0) as i32;
+                    let params = GenParams { n_predict: n + 1, ignore_eos: true };
+                    let g = engine.generate(&[token()], &params, &mut |l| argmax(l), &mut |_| Control::Continue)?;
+                    (g.step_s.len(), g.step_s.iter().sum())
                 }
             };
             if signals.cancel.is_cancelled() {

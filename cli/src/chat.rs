@@ -477,6 +477,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             engine.reset();
         }
         let mut meter = Meter::start(engine.telemetry());
+        let lossy_start = engine.lossy_counters();
         let mut text = TextStream::default();
         let mut io_error = None;
         let vocab = lm.clone();
@@ -546,6 +547,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             graph_bytes: engine.graph_buffer_bytes(),
             stream: engine.stream_figures().as_ref(),
             load_s: None,
+            lossy: crate::run::lossy_figures(engine.report(), lossy_start, engine.lossy_counters()),
         });
         let steps = g.step_s.len();
         let decode_s: f64 = g.step_s.iter().sum();

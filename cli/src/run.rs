@@ -13,8 +13,9 @@ use bmoe::engine::engine::{self, Engine, EngineBuilder, GenParams, StreamOptions
 use bmoe::engine::io::{BackendKind, EngineOptions};
 use bmoe::engine::llama;
 use bmoe::engine::session::{CancelToken, Control, Token};
+use bmoe::engine::speculative::{read_tokens, DraftSource, SpecOptions, TOKENS_HEADER};
 use bmoe::engine::stream::budget::{parse_size, CacheSize};
-use bmoe::engine::telemetry::{Meter, Summary, SummaryInputs, CSV_HEADER};
+use bmoe::engine::telemetry::{LossyFigures, Meter, Summary, SummaryInputs, CSV_HEADER};
 use serde_json::json;
 
 use crate::guard::{Exit, Signals};
@@ -96,6 +97,12 @@ impl Overlap {
             Overlap::Lookahead => engine::Overlap::Lookahead,
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -284,6 +291,48 @@ pub struct Args {
     /// Route each token to K experts instead of the model's top-k (lossy: changes the output).
     #[arg(long)]
     n_expert_used: Option<u32>,
+    /// Speculative decoding by prompt lookup: after each token, the tokens that followed the
+    /// latest earlier occurrence of the context's last tokens (the prompt and the text so far)
+    /// are drafted and verified in one pass of 1 + N positions, the longest agreeing prefix
+    /// kept. Every row is computed as a single step would be: the text is the plain decode's,
+    /// bit for bit (native decoder).
+    #[arg(long, conflicts_with = "draft_replay")]
+    ngram: bool,
+    /// The most tokens drafted per verify pass [default: 3].
+    #[arg(long, value_name = "N")]
+    draft: Option<u32>,
+    /// --ngram: the fewest tokens of the context's end that must match earlier to draft; below
+    /// it nothing is drafted and the step is a plain one [default: 2].
+    #[arg(long, value_name = "M")]
+    ngram_min_match: Option<u32>,
+    /// Benchmark only: speculative decoding whose drafts are a previous run's tokens
+    /// (`--tokens-out`), the generated token i on drafted from the file's token i on: at a
+    /// known acceptance (its own output: all of it) whatever the text.
+    #[arg(long, value_name = "FILE")]
+    draft_replay: Option<PathBuf>,
+    /// --draft-replay: each drafted token replaced by a wrong one with probability P [default: 0].
+    #[arg(long, value_name = "P")]
+    draft_corrupt: Option<f64>,
+    /// The skip rule of speculative decoding: verify only the drafts (and the part of each)
+    /// expected to pay for the union of experts their rows read, by the acceptance measured
+    /// so far and the cost of the passes (`on`); or every draft (`off`) [default: on].
+    #[arg(long, value_enum, value_name = "on|off")]
+    draft_skip: Option<OnOff>,
+    /// Lossy: in decode, a routed expert (not the first) that is not in the expert cache (no
+    /// hit, its look-ahead read not landed) and whose router weight is under F / k is skipped,
+    /// the others' weights renormalised as the architecture normalises them (streaming only).
+    #[arg(long, value_name = "F")]
+    drop_cold_experts: Option<f32>,
+    /// Lossy, experimental: in decode, each layer's experts chosen by its router on the hidden
+    /// state L layers earlier (their weights by its router on its own input), so that the look-ahead
+    /// reads exactly them L layers early; the share that differs from the layer's own choice
+    /// is reported.
+    #[arg(long, value_name = "L")]
+    route_ahead: Option<u32>,
+    /// Write the generated tokens' ids to this file (`# bmoe tokens v1`): drafts for
+    /// --draft-replay.
+    #[arg(long, value_name = "FILE")]
+    tokens_out: Option<PathBuf>,
     /// Generate N times in one session (the expert cache stays warm); print and measure the last.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
@@ -368,12 +417,55 @@ impl Args {
             (None, None) => b.ubatch_auto(),
             (u, batch) => b.ubatch(batch.map_or(u.unwrap_or(512), |n| n.min(u.unwrap_or(n)))),
         };
-        let mut b =
-            b.n_expert_used(self.n_expert_used).route_replay(self.route_replay.clone()).rpc(self.rpc.options()?);
+        let mut b = b
+            .n_expert_used(self.n_expert_used)
+            .route_replay(self.route_replay.clone())
+            .rpc(self.rpc.options()?)
+            .speculative(self.spec_options()?)
+            .drop_cold_experts(self.drop_cold_experts)
+            .route_ahead(self.route_ahead);
         if let Some(t) = self.threads {
             b = b.threads(t);
         }
         Ok(b)
+    }
+
+    /// Speculative decoding as the flags ask for it (None when no draft source is given).
+    pub(crate) fn spec_options(&self) -> anyhow::Result<Option<SpecOptions>> {
+        let source = match (self.ngram, &self.draft_replay) {
+            (true, _) => DraftSource::Ngram { min_match: self.ngram_min_match.unwrap_or(2) },
+            (false, Some(path)) => DraftSource::Replay {
+                tokens: read_tokens(path).with_context(|| format!("--draft-replay {}", path.display()))?,
+                corrupt: self.draft_corrupt.unwrap_or(0.0),
+                source: path.display().to_string(),
+            },
+            (false, None) => {
+                let given = [
+                    ("--draft", self.draft.is_some()),
+                    ("--ngram-min-match", self.ngram_min_match.is_some()),
+                    ("--draft-corrupt", self.draft_corrupt.is_some()),
+                    ("--draft-skip", self.draft_skip.is_some()),
+                ];
+                if let Some((flag, _)) = given.iter().find(|g| g.1) {
+                    bail!(
+                        "{flag} is a knob of speculative decoding: give a draft source, --ngram or --draft-replay FILE"
+                    );
+                }
+                return Ok(None);
+            }
+        };
+        if self.ngram_min_match.is_some() && !self.ngram {
+            bail!("--ngram-min-match is prompt lookup's (--ngram)");
+        }
+        if self.draft_corrupt.is_some() && self.draft_replay.is_none() {
+            bail!("--draft-corrupt corrupts replayed drafts (--draft-replay FILE)");
+        }
+        Ok(Some(SpecOptions {
+            source,
+            n_draft: self.draft.unwrap_or(3),
+            skip_rule: self.draft_skip != Some(OnOff::Off),
+            exact: true,
+        }))
     }
 
     /// The sampler, as llama.cpp's chain with these flags (a random seed when none is given,
@@ -554,12 +646,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let model_name = model_path.display().to_string();
     // Ctrl-C and SIGTERM stop the generation between steps from here on.
     let signals = Signals::install(CancelToken::default()).context("installing the signal handlers")?;
+    if args.route_trace.is_some() && (args.ngram || args.draft_replay.is_some()) {
+        bail!("--route-trace records single-token decode steps: not with speculative decoding's verify passes");
+    }
     // Every output is checked and created before the model loads: a bad path fails now, and no
     // path may be one of the model's own files.
     let model_files = bmoe::engine::gguf::model_files(&model_path);
     let mut csv = args.csv.as_deref().map(|p| Output::create("--csv", p, &model_files)).transpose()?;
     let trace_out =
         args.route_trace.as_deref().map(|p| Output::create("--route-trace", p, &model_files)).transpose()?;
+    let tokens_out = args.tokens_out.as_deref().map(|p| Output::create("--tokens-out", p, &model_files)).transpose()?;
     let mut engine = open(&args, &model_path, &signals)?;
     let report = engine.report().clone();
     let trace_header = match &args.route_trace {
@@ -644,6 +740,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut meter = Meter::start(engine.telemetry());
     let rpc = engine.rpc().cloned();
     let rpc_start = rpc.as_ref().map(|h| h.snapshot());
+    let lossy_start = engine.lossy_counters();
     let params = GenParams { n_predict, ignore_eos: args.ignore_eos };
     let color = args.color && std::io::IsTerminal::is_terminal(&std::io::stdout());
     if color {
@@ -701,6 +798,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         graph_bytes: engine.graph_buffer_bytes(),
         stream: figures.as_ref(),
         load_s: Some(report.load_s),
+        lossy: lossy_figures(&report, lossy_start, engine.lossy_counters()),
     });
     if let (Some(h), Some(start)) = (&rpc, &rpc_start) {
         summary.add_rpc(start, &h.snapshot());
@@ -732,6 +830,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out.commit()?;
         eprintln!("route trace: {rows} rows written to {}", args.route_trace.as_ref().expect("given").display());
     }
+    if let Some(mut o) = tokens_out {
+        let w = o.writer();
+        writeln!(w, "{TOKENS_HEADER}")?;
+        writeln!(w, "# model {model_name}")?;
+        writeln!(w, "# prompt_tokens {}", prompt.len())?;
+        for line in gen.tokens.chunks(32) {
+            writeln!(w, "{}", line.iter().map(i32::to_string).collect::<Vec<_>>().join(" "))?;
+        }
+        o.commit()?;
+    }
     if let Some(mut o) = csv {
         writeln!(o.writer(), "{}", summary.csv_line())?;
         o.commit()?;
@@ -743,6 +851,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Err(Exit(signals.exit_code()).into());
     }
     Ok(())
+}
+
+/// The lossy knobs' figures of a generation (None when neither is set): their counters
+/// between `start` and `end`.
+pub(crate) fn lossy_figures(
+    report: &engine::Report,
+    start: Option<bmoe::engine::decoder::LossyCounters>,
+    end: Option<bmoe::engine::decoder::LossyCounters>,
+) -> Option<LossyFigures> {
+    let end = end?;
+    Some(LossyFigures {
+        drop_cold: report.drop_cold,
+        route_ahead: report.route_ahead,
+        counters: end - start.unwrap_or_default(),
+    })
 }
 
 /// The `--list-archs` table: every MoE architecture the vendored llama.cpp knows, and how this

@@ -344,3 +344,123 @@ fn prefill_reports_its_reads_stall_and_compute() {
     assert!(s["prefill_compute_s"].is_null() && s["prefill_read_MiB"].is_null(), "{s}");
     assert!(s["prefill_s"].as_f64().is_some(), "{s}");
 }
+
+/// The text of a `--json` run (everything before the summary line) and its summary.
+fn text_and_summary(out: &str) -> (String, serde_json::Value) {
+    let (text, last) = out.trim_end_matches('\n').rsplit_once('\n').unwrap_or(("", out.trim_end()));
+    (text.to_string(), serde_json::from_str(last).unwrap())
+}
+
+/// Speculative decoding end to end: a plain run's tokens (`--tokens-out`) replayed as drafts
+/// (all accepted; half corrupted, every draft verified), prompt lookup, and sampled: the plain
+/// text every time; the mode line, the `spec:` line and the JSON keys say what it did (null
+/// without it); the flags that mean nothing alone are refused.
+#[test]
+fn speculative_decoding_gives_the_plain_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q4_k_m", "--seed", "4", "-o", m]);
+    assert!(ok, "{err}");
+    let tok = dir.path().join("plain.tokens");
+    let t = tok.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "32", "-t", "2", "--ignore-eos", "--json"];
+        a.extend_from_slice(extra);
+        bmoe(&a)
+    };
+    let (ok, out, err) = run(&["--tokens-out", t]);
+    assert!(ok, "{err}");
+    let (plain, s) = text_and_summary(&out);
+    assert!(s["spec_verify_passes"].is_null() && s["spec_acceptance_pct"].is_null(), "{s}");
+    assert!(!err.contains("\nspec: "), "{err}");
+    let file = std::fs::read_to_string(&tok).unwrap();
+    assert!(file.starts_with("# bmoe tokens v1\n"), "{file}");
+    assert_eq!(file.lines().filter(|l| !l.starts_with('#')).flat_map(|l| l.split_whitespace()).count(), 32);
+    for (what, extra) in [
+        ("replay", vec!["--draft-replay", t]),
+        ("replay 0.5", vec!["--draft-replay", t, "--draft-corrupt", "0.5", "--draft", "5", "--draft-skip", "off"]),
+        ("ngram", vec!["--ngram", "--ngram-min-match", "1", "--draft-skip", "off"]),
+    ] {
+        let (ok, out, err) = run(&extra);
+        assert!(ok, "{what}: {err}");
+        let (text, s) = text_and_summary(&out);
+        assert_eq!(text, plain, "{what}: the text differs from plain decode");
+        let mode = err.lines().next().unwrap();
+        assert!(mode.contains("speculative: ") && mode.contains("exact verify"), "{what}: {mode}");
+        assert!(err.contains("\nspec: "), "{what}: {err}");
+        assert!(s["spec_verify_passes"].as_u64().is_some() && s["spec_plain_steps"].as_u64().is_some(), "{s}");
+        if what == "replay" {
+            assert_eq!(s["spec_acceptance_pct"].as_f64(), Some(100.0), "{what}: {s}");
+            assert!(s["spec_tokens_per_pass"].as_f64().unwrap() > 2.0, "{what}: {s}");
+        }
+        if what == "replay 0.5" {
+            let a = s["spec_acceptance_pct"].as_f64().unwrap();
+            assert!(a > 0.0 && a < 100.0, "{what}: {s}");
+        }
+    }
+    // Sampled: the plain sampled text too.
+    let sampled = ["--temp", "1", "--seed", "3"];
+    let tok2 = dir.path().join("sampled.tokens");
+    let (ok, out, err) = run(&[&sampled[..], &["--tokens-out", tok2.to_str().unwrap()]].concat());
+    assert!(ok, "{err}");
+    let (ok, out2, err) = run(&[&sampled[..], &["--draft-replay", tok2.to_str().unwrap()]].concat());
+    assert!(ok, "{err}");
+    assert_eq!(text_and_summary(&out2).0, text_and_summary(&out).0, "sampled: the text differs");
+    // Knobs without a source, or of the other source, are refused before anything loads.
+    for (bad, says) in [
+        (vec!["--draft", "3"], "--ngram or --draft-replay"),
+        (vec!["--ngram", "--draft-corrupt", "0.2"], "--draft-corrupt"),
+        (vec!["--draft-replay", t, "--ngram-min-match", "2"], "--ngram-min-match"),
+        (vec!["--ngram", "--route-trace", "x.csv"], "--route-trace"),
+        (vec!["--ngram", "--draft", "40"], "--draft 40"),
+        (vec!["--ngram", "--moe-stream", "off", "--route-ahead", "1"], "--route-ahead 1"),
+    ] {
+        let (ok, out, err) = run(&bad);
+        assert!(!ok && out.is_empty() && err.contains(says), "{bad:?}: {err}");
+    }
+}
+
+/// The lossy knobs end to end: off by default (no line, null keys, no LOSSY); on, LOSSY on
+/// the mode line, their line and keys; refused where they mean nothing.
+#[test]
+fn lossy_knobs_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
+    assert!(ok, "{err}");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "16", "-t", "2", "--ignore-eos", "--json"];
+        a.extend_from_slice(extra);
+        bmoe(&a)
+    };
+    let (ok, out, err) = run(&["--cache-mb", "0"]);
+    assert!(ok, "{err}");
+    let (_, s) = text_and_summary(&out);
+    assert!(!err.contains("LOSSY") && !err.contains("moe-drop:") && !err.contains("route-ahead:"), "{err}");
+    for k in ["drop_pct", "drop_routings", "route_ahead_mismatch_pct"] {
+        assert!(s[k].is_null(), "{k}: {s}");
+    }
+    let (ok, out, err) = run(&["--cache-mb", "0", "--drop-cold-experts", "1.0"]);
+    assert!(ok, "{err}");
+    let (_, s) = text_and_summary(&out);
+    assert!(err.lines().next().unwrap().contains("LOSSY --drop-cold-experts 1"), "{err}");
+    assert!(err.contains("\nmoe-drop: --drop-cold-experts 1 (lossy): dropped "), "{err}");
+    assert!(s["drop_routings"].as_u64().unwrap() > 0 && s["drop_pct"].as_f64().unwrap() > 0.0, "{s}");
+    assert!(s["drop_reads_avoided_MiB"].as_f64().is_some() && s["drop_weight_discarded_pct"].as_f64().is_some());
+    let (ok, out, err) = run(&["--route-ahead", "2"]);
+    assert!(ok, "{err}");
+    let (_, s) = text_and_summary(&out);
+    assert!(err.lines().next().unwrap().contains("LOSSY experimental --route-ahead 2"), "{err}");
+    assert!(err.contains("\nroute-ahead: --route-ahead 2 (lossy, experimental): "), "{err}");
+    assert_eq!(s["route_ahead_routings"].as_u64(), Some(15 * 2 * 2), "{s}");
+    for (bad, says) in [
+        (vec!["--drop-cold-experts", "0.5", "--moe-stream", "off"], "--moe-stream off"),
+        (vec!["--drop-cold-experts", "0"], "--drop-cold-experts 0"),
+        (vec!["--route-ahead", "4"], "--route-ahead 4"),
+    ] {
+        let (ok, _, err) = run(&bad);
+        assert!(!ok && err.contains(says), "{bad:?}: {err}");
+    }
+}

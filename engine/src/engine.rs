@@ -14,7 +14,7 @@ use bmoe_uring_io::EngineOptions;
 
 use crate::cache::trace::{RouteTrace, TraceHeader};
 use crate::cache::CachePolicy;
-use crate::decoder::{Decoder, LayerRoute, Options, RouteReplay, AUTO_UBATCH_MAX};
+use crate::decoder::{Decoder, LayerRoute, LossyCounters, Options, RouteReplay, AUTO_UBATCH_MAX};
 use crate::dense::{DenseWeights, Mapping};
 use crate::error::{Error, Result};
 use crate::generic::index::GenericIndex;
@@ -25,6 +25,7 @@ use crate::provider::{ExpertProvider, ResidentExperts};
 use crate::rpc::{Coordinator, RpcHandle, RpcOptions};
 use crate::session::{self, CancelToken, Control, Forward, Generation, Telemetry, Token};
 use crate::session_file;
+use crate::speculative::{DraftSource, SpecOptions, Speculator};
 use crate::stream::budget::{self, CacheSize, Machine, Needs};
 use crate::stream::{StreamerOptions, StreamingExperts};
 use crate::telemetry::{StreamFigures, MIB};
@@ -192,6 +193,9 @@ pub struct EngineBuilder {
     auto_ubatch: bool,
     n_expert_used: Option<u32>,
     route_replay: Option<PathBuf>,
+    spec: Option<SpecOptions>,
+    drop_cold: Option<f32>,
+    route_ahead: Option<u32>,
     mem_available: Option<Option<u64>>,
     cancel: CancelToken,
     progress: LoadProgress,
@@ -278,6 +282,12 @@ pub struct Report {
     pub n_expert_used: Option<u32>,
     /// The routing trace replayed (lossy): its name and decode steps.
     pub route_replay: Option<(String, usize)>,
+    /// Speculative decoding, when on.
+    pub speculative: Option<SpecOptions>,
+    /// `--drop-cold-experts F` (lossy), when given.
+    pub drop_cold: Option<f32>,
+    /// `--route-ahead L` (lossy, experimental), when given.
+    pub route_ahead: Option<u32>,
     /// The architecture and shape, for our decoders (the shape: the native one's).
     pub arch: Option<String>,
     pub shape: Option<MoeShape>,
@@ -293,6 +303,27 @@ impl Report {
         let mut s = self.n_expert_used.map(|k| format!(", LOSSY --n-expert-used {k}")).unwrap_or_default();
         if let Some((source, len)) = &self.route_replay {
             s += &format!(", LOSSY routing replayed from {source} ({len} decode steps, then again)");
+        }
+        if let Some(f) = self.drop_cold {
+            s += &format!(
+                ", LOSSY --drop-cold-experts {f} (a routed expert not in the cache under {f} / k of the weight is skipped)"
+            );
+        }
+        if let Some(l) = self.route_ahead {
+            s += &format!(", LOSSY experimental --route-ahead {l} (each layer's experts chosen {l} layers earlier)");
+        }
+        if let Some(o) = &self.speculative {
+            s += &format!(
+                ", speculative: {} drafts up to {} tokens, skip rule {}, {}",
+                o.source.describe(),
+                o.n_draft,
+                if o.skip_rule { "on" } else { "off" },
+                if o.exact {
+                    "exact verify (every row computed as a single step: the plain decode's text, bit for bit)"
+                } else {
+                    "batched verify (the text is the argmax of the batched pass, not bit-identical to plain decode)"
+                }
+            );
         }
         s
     }
@@ -439,6 +470,20 @@ impl Report {
                 "route_replay",
                 self.route_replay.as_ref().map_or("off".into(), |(s, n)| format!("{s} (lossy, {n} steps)")),
             ),
+            ("drop_cold_experts", self.drop_cold.map_or("off".into(), |f| format!("{f} (lossy)"))),
+            ("route_ahead", self.route_ahead.map_or("off".into(), |l| format!("{l} (lossy, experimental)"))),
+            (
+                "speculative",
+                self.speculative.as_ref().map_or("off".into(), |o| {
+                    format!(
+                        "{} draft={} skip_rule={} verify={}",
+                        o.source.describe(),
+                        o.n_draft,
+                        o.skip_rule,
+                        if o.exact { "exact" } else { "batched" }
+                    )
+                }),
+            ),
         ];
         if let (Some(arch), Some(sh)) = (&self.arch, self.shape) {
             tail.push(("arch", arch.to_string()));
@@ -517,6 +562,8 @@ pub struct Engine {
     path: PathBuf,
     /// The expert hosts' figures (`--rpc`).
     rpc: Option<RpcHandle>,
+    /// Speculative decoding, when on.
+    spec: Option<Speculator>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -681,6 +728,9 @@ impl Engine {
             auto_ubatch: false,
             n_expert_used: None,
             route_replay: None,
+            spec: None,
+            drop_cold: None,
+            route_ahead: None,
             mem_available: None,
             cancel: CancelToken::default(),
             progress: LoadProgress::default(),
@@ -757,6 +807,26 @@ impl EngineBuilder {
         self
     }
 
+    /// Speculative decoding (our native decoder): drafts verified in passes of 1 + N positions
+    /// (see [`crate::speculative`]); off with `None`.
+    pub fn speculative(mut self, spec: Option<SpecOptions>) -> Self {
+        self.spec = spec;
+        self
+    }
+
+    /// `--drop-cold-experts F` (lossy, streaming with our decoder): see
+    /// [`Decoder::set_drop_cold_experts`].
+    pub fn drop_cold_experts(mut self, f: Option<f32>) -> Self {
+        self.drop_cold = f;
+        self
+    }
+
+    /// `--route-ahead L` (lossy, experimental, our decoder): see [`Decoder::set_route_ahead`].
+    pub fn route_ahead(mut self, l: Option<u32>) -> Self {
+        self.route_ahead = l;
+        self
+    }
+
     /// Report the reading of the dense weights at open to `progress`.
     pub fn progress(mut self, progress: LoadProgress) -> Self {
         self.progress = progress;
@@ -814,6 +884,12 @@ impl EngineBuilder {
                 "--rpc: this build has no ggml RPC backend (llama.cpp built without GGML_RPC=ON)".into(),
             ));
         }
+        if self.spec.is_some() || self.drop_cold.is_some() || self.route_ahead.is_some() {
+            return Err(Error::Invalid(
+                "--rpc is not combined with speculative decoding, --drop-cold-experts or --route-ahead yet (the expert hosts compute a verify pass's rows together, and see the router's own choices)"
+                    .into(),
+            ));
+        }
         for h in &r.hosts {
             crate::rpc::check_endpoint(h).map_err(Error::Invalid)?;
         }
@@ -839,6 +915,65 @@ impl EngineBuilder {
             return Err(Error::Invalid(format!(
                 "--moe-stream on streams with bmoe's decoder, not with --engine {}",
                 self.kind.name()
+            )));
+        }
+        let native = |what: &str| -> Result<()> {
+            if self.kind != EngineKind::Bmoe || self.decoder == DecoderKind::Generic {
+                return Err(Error::Invalid(format!("{what} is built for bmoe's native decoder (--engine bmoe)")));
+            }
+            Ok(())
+        };
+        if let Some(o) = &self.spec {
+            Speculator::new(o.clone())?;
+            native("speculative decoding (--ngram, --draft-replay)")?;
+            if o.n_draft + 1 > self.n_ubatch.min(self.n_ctx) {
+                return Err(Error::Invalid(format!(
+                    "--draft {}: a verify pass of {} positions is one micro-batch, wider than --ubatch {}",
+                    o.n_draft,
+                    o.n_draft + 1,
+                    self.n_ubatch.min(self.n_ctx)
+                )));
+            }
+        }
+        if let Some(f) = self.drop_cold {
+            native("--drop-cold-experts")?;
+            if self.moe_stream == MoeStream::Off {
+                return Err(Error::Invalid(format!(
+                    "--drop-cold-experts {f} skips routed experts that are not in the expert cache: with --moe-stream off every expert is resident"
+                )));
+            }
+        }
+        if let Some(l) = self.route_ahead {
+            native("--route-ahead")?;
+            if self.spec.is_some() {
+                return Err(Error::Invalid(format!(
+                    "--route-ahead {l} routes single-token decode steps: not with speculative decoding's verify passes"
+                )));
+            }
+            if self.route_replay.is_some() {
+                return Err(Error::Invalid(format!(
+                    "--route-ahead {l} needs the router's own decisions, which --route-replay replaces"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The lossy knobs against the model: `--drop-cold-experts` in (0, k], `--route-ahead` under
+    /// the layers.
+    fn check_lossy(&self, index: &ModelIndex) -> Result<()> {
+        let sh = index.shape();
+        let k = self.n_expert_used.unwrap_or(sh.n_expert_used) as f32;
+        if let Some(f) = self.drop_cold.filter(|&f| !(f > 0.0 && f <= k)) {
+            return Err(Error::Invalid(format!(
+                "--drop-cold-experts {f}: a fraction of the even share 1/k of the router's weight, in (0, {k}] (k = {k})"
+            )));
+        }
+        if let Some(l) = self.route_ahead.filter(|&l| l == 0 || l >= sh.n_layer) {
+            return Err(Error::Invalid(format!(
+                "--route-ahead {l}: 1 to {} layers (the model has {})",
+                sh.n_layer.saturating_sub(1),
+                sh.n_layer
             )));
         }
         Ok(())
@@ -874,6 +1009,7 @@ impl EngineBuilder {
         self.check_rpc(index.is_some() && self.decoder != DecoderKind::Generic)?;
         if let Some(i) = &index {
             check_k(i, self.n_expert_used)?;
+            self.check_lossy(i)?;
             let dense = if self.kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
             let mem_available = self.mem_available.unwrap_or_else(budget::mem_available);
             check_memory(i, self.n_ctx, self.n_ubatch.min(self.n_ctx), dense, mem_available)?;
@@ -948,6 +1084,7 @@ impl EngineBuilder {
         self.check_rpc(kind == EngineKind::Bmoe && index.is_some())?;
         if let Some(i) = &index {
             check_k(i, self.n_expert_used)?;
+            self.check_lossy(i)?;
             let resident_dense = if kind == EngineKind::Bmoe { i.dense_bytes() } else { 0 };
             check_memory(i, self.n_ctx, n_ubatch, resident_dense, mem_available)?;
         }
@@ -966,6 +1103,19 @@ impl EngineBuilder {
                 r.check(g.layers.len() as u32, n, k as usize)?;
                 generic_replay = Some(r);
             }
+            if self.spec.is_some() || self.drop_cold.is_some() || self.route_ahead.is_some() {
+                return Err(Error::Invalid(
+                    "speculative decoding, --drop-cold-experts and --route-ahead are built for bmoe's native decoder, not the generic one (this architecture has no native recipe)".into(),
+                ));
+            }
+        }
+        if (self.spec.is_some() || self.drop_cold.is_some() || self.route_ahead.is_some())
+            && (kind != EngineKind::Bmoe || index.is_none())
+        {
+            return Err(Error::Invalid(format!(
+                "speculative decoding, --drop-cold-experts and --route-ahead are built for bmoe's native decoder{}",
+                not_streamable.as_ref().map_or(String::new(), |why| format!(", which does not run this model ({why})"))
+            )));
         }
         // The generic decoder's llama.cpp model is the whole model, loaded when it opens; it is
         // the tokenizer too.
@@ -1035,6 +1185,9 @@ impl EngineBuilder {
             auto_ubatch: opts.auto_ubatch,
             n_expert_used: self.n_expert_used,
             route_replay: replay.as_ref().or(generic_replay.as_ref()).map(|r| (r.source.clone(), r.len())),
+            speculative: None,
+            drop_cold: None,
+            route_ahead: None,
             arch: index
                 .as_ref()
                 .map(|i| i.arch.name.to_string())
@@ -1220,6 +1373,14 @@ impl EngineBuilder {
                 Runner::Generic(_) | Runner::Llama(_) => unreachable!("--rpc was checked against the decoder"),
             }
         }
+        if let Some(SpecOptions { source: DraftSource::Replay { tokens, source, .. }, .. }) = &self.spec {
+            let n = vocab.n_vocab();
+            if let Some(t) = tokens.iter().find(|&&t| t as usize >= n) {
+                return Err(Error::Invalid(format!(
+                    "--draft-replay {source}: token {t} is not in this model's vocabulary ({n} tokens)"
+                )));
+            }
+        }
         let mut engine = Engine {
             runner,
             vocab,
@@ -1229,12 +1390,29 @@ impl EngineBuilder {
             kv: Vec::new(),
             path: self.path.clone(),
             rpc,
+            spec: self.spec.clone().map(Speculator::new).transpose()?,
         };
         if let Some(r) = replay {
             engine.set_route_replay(Some(r))?;
         }
+        if self.drop_cold.is_some() || self.route_ahead.is_some() {
+            engine.decoder_mut(|d| d.set_lossy(self.drop_cold, self.route_ahead))?;
+        }
+        engine.report.speculative = self.spec.clone();
+        engine.report.drop_cold = self.drop_cold;
+        engine.report.route_ahead = self.route_ahead;
         engine.report.load_s = t_load.elapsed().as_secs_f64();
         Ok(engine)
+    }
+}
+
+/// The runner as the generation loop drives it.
+fn forward_of(runner: &mut Runner) -> &mut dyn Forward {
+    match runner {
+        Runner::Resident(d) => d.as_mut(),
+        Runner::Stream(d) => d.as_mut(),
+        Runner::Generic(g) => g.as_mut(),
+        Runner::Llama(s) => s,
     }
 }
 
@@ -1278,12 +1456,7 @@ impl Engine {
     }
 
     fn forward(&mut self) -> &mut dyn Forward {
-        match &mut self.runner {
-            Runner::Resident(d) => d.as_mut(),
-            Runner::Stream(d) => d.as_mut(),
-            Runner::Generic(g) => g.as_mut(),
-            Runner::Llama(s) => s,
-        }
+        forward_of(&mut self.runner)
     }
 
     fn decoder_mut<T>(&mut self, f: impl FnOnce(&mut dyn DecoderOps) -> Result<T>) -> Result<T> {
@@ -1332,8 +1505,12 @@ impl Engine {
         let vocab = self.vocab.clone();
         let cancel = self.cancel.clone();
         let ignore = params.ignore_eos;
-        let f = self.forward();
-        let r = session::continue_generation(
+        let mut spec = self.spec.as_mut();
+        if let Some(s) = spec.as_deref_mut() {
+            s.begin(context);
+        }
+        let f = forward_of(&mut self.runner);
+        let r = session::continue_speculative(
             f,
             &context[keep..],
             params.n_predict,
@@ -1342,6 +1519,7 @@ impl Engine {
             &|t| !ignore && vocab.is_eog(t),
             on_token,
             on_prefill,
+            spec,
         );
         // Whatever happened, the context holds a prefix of `context` and the reply (after an
         // error, what the failed step left is dropped).
@@ -1519,6 +1697,12 @@ impl Engine {
         self.forward().telemetry()
     }
 
+    /// The lossy knobs' cumulative counters (`--drop-cold-experts`, `--route-ahead`; None when
+    /// neither is set).
+    pub fn lossy_counters(&self) -> Option<LossyCounters> {
+        with_decoder!(&self.runner, d => d.lossy_counters(), None)
+    }
+
     /// Bytes of our decoder's graph buffers (None for llama.cpp).
     pub fn graph_buffer_bytes(&self) -> Option<usize> {
         with_decoder!(&self.runner, d => Some(d.graph_buffer_bytes()), None)
@@ -1646,6 +1830,7 @@ impl Engine {
 /// What the engine does with whichever decoder it holds, whatever its provider.
 trait DecoderOps {
     fn set_route_replay(&mut self, r: Option<RouteReplay>) -> Result<()>;
+    fn set_lossy(&mut self, drop_cold: Option<f32>, route_ahead: Option<u32>) -> Result<()>;
     fn record(&mut self, on: bool);
     fn take(&mut self) -> Vec<LayerRoute>;
 }
@@ -1653,6 +1838,10 @@ trait DecoderOps {
 impl<P: ExpertProvider> DecoderOps for Decoder<P> {
     fn set_route_replay(&mut self, r: Option<RouteReplay>) -> Result<()> {
         Decoder::set_route_replay(self, r)
+    }
+    fn set_lossy(&mut self, drop_cold: Option<f32>, route_ahead: Option<u32>) -> Result<()> {
+        self.set_drop_cold_experts(drop_cold)?;
+        self.set_route_ahead(route_ahead)
     }
     fn record(&mut self, on: bool) {
         self.record_routes(on);

@@ -6,8 +6,8 @@
 //! (the index: dense tensors, expert byte ranges) → [`stream`] (slots of the registered pool,
 //! reads through [`io`]) or [`provider::ResidentExperts`] → [`provider`] (the seam: expert
 //! pointers and stacks) → [`decoder`] (graphs on [`ggml`]) → logits → [`session`] (the
-//! generation loop; [`session_file`] its context saved to disk and checked on the way back) and
-//! [`telemetry`]. [`dense`] holds the dense weights; [`cache`] decides what
+//! generation loop, with [`speculative`] decoding; [`session_file`] its context saved to disk
+//! and checked on the way back) and [`telemetry`]. [`dense`] holds the dense weights; [`cache`] decides what
 //! stays; [`engine`] assembles it all and reports what it chose.
 //!
 //! With the default `ffi` feature the crate links ggml (llama.cpp). Without it, only the pure
@@ -46,6 +46,8 @@ pub mod rpc;
 #[cfg(feature = "ffi")]
 pub mod session;
 pub mod session_file;
+#[cfg(feature = "ffi")]
+pub mod speculative;
 #[cfg(feature = "ffi")]
 pub mod stream;
 pub mod synth;

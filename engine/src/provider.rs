@@ -140,6 +140,26 @@ pub unsafe trait ExpertProvider {
     /// resident, without waiting. Never an error: a failed speculative read only matters if the
     /// expert is really routed, and then `acquire` reads it again.
     fn prefetch(&mut self, _layer: u32, _experts: &[u32]) {}
+    /// Whether `expert` of `layer` could be handed out now without a read (the lossy
+    /// `--drop-cold-experts` asks). Every expert is, unless the provider reads them.
+    fn residency(&self, _layer: u32, _expert: u32) -> Residency {
+        Residency::Resident
+    }
+    /// Payload bytes of one routed expert of `layer` read from the file (0 where nothing is read).
+    fn entry_bytes(&self, _layer: u32) -> u64 {
+        0
+    }
+}
+
+/// Where a routed expert's bytes are when it is routed (see [`ExpertProvider::residency`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Residency {
+    /// In memory: a cache hit, or a look-ahead read that landed.
+    Resident,
+    /// A look-ahead read of it is in flight.
+    InFlight,
+    /// Neither: acquiring it reads it.
+    Absent,
 }
 
 /// A projection's experts at a fixed stride (see [`ExpertProvider::stacks`]).

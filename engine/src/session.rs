@@ -2,8 +2,9 @@
 //! pick → step until `n` tokens, an end token, a full context, a stop from the caller or a
 //! cancel), over [`Forward`], what every engine (our decoder, resident or streaming, and
 //! llama.cpp) does: run tokens at the next positions, keep or drop a prefix of the context, and
-//! save or restore it. The engine (`crate::engine`) keeps the tokens the context holds and
-//! continues from them.
+//! save or restore it. With speculative decoding ([`crate::speculative`]) a step may be a verify
+//! pass of a draft, picked from row by row; the kept tokens are the plain loop's. The engine
+//! (`crate::engine`) keeps the tokens the context holds and continues from them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use std::time::Instant;
 use crate::decoder::{Decoder, Logits};
 use crate::error::Result;
 use crate::provider::{ExpertProvider, ProviderCounters};
+use crate::speculative::{SpecStats, Speculator};
 
 /// Something that turns tokens into the next token's logits, and keeps a context.
 pub trait Forward {
@@ -49,6 +51,19 @@ pub trait Forward {
     /// Cumulative counters, where the engine keeps them.
     fn telemetry(&self) -> Telemetry {
         Telemetry::default()
+    }
+    /// A verify pass of speculative decoding: `tokens` at the next positions in one pass, every
+    /// row's logits, each row computed as a single step computes it when `exact` (see
+    /// [`Decoder::verify`]); `None` where the engine has no such pass.
+    ///
+    /// # Errors
+    /// The engine's.
+    fn verify(&mut self, _tokens: &[i32], _exact: bool) -> Result<Option<Vec<f32>>> {
+        Ok(None)
+    }
+    /// Keep the first `n` positions after a verify pass (the rows of the draft not accepted go).
+    fn rewind(&mut self, n: u32) {
+        self.truncate(n);
     }
 }
 
@@ -91,6 +106,12 @@ impl<P: ExpertProvider> Forward for Decoder<P> {
     }
     fn telemetry(&self) -> Telemetry {
         Telemetry { compute_s: Some(self.stats().compute_s), provider: self.provider().counters() }
+    }
+    fn verify(&mut self, tokens: &[i32], exact: bool) -> Result<Option<Vec<f32>>> {
+        Decoder::verify(self, tokens, exact).map(Some)
+    }
+    fn rewind(&mut self, n: u32) {
+        Decoder::rewind(self, n);
     }
 }
 
@@ -175,6 +196,8 @@ pub struct Generation {
     /// The end-of-generation token that stopped it, when one did (it is not among `tokens`,
     /// and the context does not hold it).
     pub end_token: Option<i32>,
+    /// What speculative decoding did, when it was on.
+    pub spec: Option<SpecStats>,
 }
 
 impl Generation {
@@ -276,6 +299,33 @@ pub fn continue_generation(
     on_token: &mut dyn FnMut(Token) -> Control,
     on_prefill: &mut dyn FnMut(usize, usize),
 ) -> Result<Generation> {
+    continue_speculative(f, new, n, cancel, pick, is_end, on_token, on_prefill, None)
+}
+
+/// [`continue_generation`] with speculative decoding when `spec` is given (its
+/// [`Speculator::begin`] called by the caller with the whole context): before each step the
+/// speculator may draft tokens after the one about to run; the step is then one verify pass
+/// of them all, `pick` is called on its rows in order (once per kept token, as plain decode
+/// calls it) while the picks agree with the draft, and the rows after the last kept token
+/// leave the context. Each pass's tokens are handed to `on_token` after its picks, the pass's
+/// seconds shared evenly among them (a stop then keeps the tokens before it; the picks after it
+/// were made and are dropped). Without `spec`, or when it drafts nothing, a step is a plain
+/// single-token step.
+///
+/// # Errors
+/// As [`continue_generation`]; [`crate::Error::Unsupported`] when the engine has no verify pass.
+#[allow(clippy::too_many_arguments)]
+pub fn continue_speculative(
+    f: &mut dyn Forward,
+    new: &[i32],
+    n: usize,
+    cancel: &CancelToken,
+    pick: &mut dyn FnMut(&[f32]) -> i32,
+    is_end: &dyn Fn(i32) -> bool,
+    on_token: &mut dyn FnMut(Token) -> Control,
+    on_prefill: &mut dyn FnMut(usize, usize),
+    mut spec: Option<&mut Speculator>,
+) -> Result<Generation> {
     cancel.clear();
     let mut g = Generation { prompt_tokens: new.len(), reused_tokens: f.n_past() as usize, ..Generation::default() };
     if new.is_empty() || f.n_past() as usize + new.len() > f.n_ctx() as usize {
@@ -288,31 +338,92 @@ pub fn continue_generation(
         !cancel.is_cancelled()
     })?;
     g.prefill_s = t.elapsed().as_secs_f64();
-    let Some(mut logits) = prefilled else {
+    let Some(logits) = prefilled else {
         g.stop = StopReason::Interrupted;
         return Ok(g);
     };
     check_logits(&logits, f.n_past())?;
     on_prefill(total, total);
-    let mut step_s = g.prefill_s;
     g.stop = StopReason::Length;
-    for index in 0..n {
+    let n_vocab = logits.len().max(1);
+    // The pass just run: its rows' logits, the draft its rows after the first were computed on,
+    // the context's length before it, its seconds, and whether it is the prefill.
+    let mut rows = logits;
+    let mut draft: Vec<i32> = Vec::new();
+    let mut base = f.n_past() - 1;
+    let mut pass_s = g.prefill_s;
+    let mut first = true;
+    let mut before = f.telemetry();
+    loop {
         if cancel.is_cancelled() {
             g.stop = StopReason::Interrupted;
             break;
         }
-        let id = pick(&logits);
-        if is_end(id) {
+        // Pick from the rows in order while the picks agree with the draft.
+        let mut picked: Vec<i32> = Vec::new();
+        let mut ended = None;
+        for (j, row) in rows.chunks(n_vocab).enumerate() {
+            if g.tokens.len() + picked.len() == n {
+                break;
+            }
+            let id = pick(row);
+            if is_end(id) {
+                ended = Some(id);
+                break;
+            }
+            picked.push(id);
+            if draft.get(j) != Some(&id) {
+                break;
+            }
+        }
+        let after = f.telemetry();
+        let bytes = match (after.provider, before.provider) {
+            (Some(a), Some(b)) => a.bytes_read - b.bytes_read,
+            _ => 0,
+        };
+        if let Some(s) = spec.as_deref_mut().filter(|_| !first) {
+            if draft.is_empty() {
+                s.plain_step(pass_s, bytes);
+            } else {
+                let accepted = picked.iter().zip(&draft).take_while(|(a, b)| a == b).count();
+                s.verify_pass(draft.len(), accepted, picked.len(), pass_s, bytes);
+            }
+        }
+        if !first && picked.is_empty() {
+            g.step_s.push(pass_s);
+        }
+        let share = pass_s / picked.len().max(1) as f64;
+        let mut kept = 0;
+        for &id in &picked {
+            let index = g.tokens.len();
+            g.tokens.push(id);
+            if index > 0 {
+                g.step_s.push(share);
+            }
+            kept += 1;
+            if let Some(s) = spec.as_deref_mut() {
+                s.kept(id);
+            }
+            if on_token(Token { index, id, step_s: share, telemetry: after }) == Control::Stop {
+                g.stop = StopReason::Caller;
+                break;
+            }
+        }
+        // The context holds the pass's inputs up to the row the last kept token was picked
+        // from (the prefill's: all of it).
+        let keep = base + kept.max(1) as u32;
+        if f.n_past() > keep {
+            f.rewind(keep);
+        }
+        if g.stop == StopReason::Caller {
+            break;
+        }
+        if let Some(id) = ended.filter(|_| kept == picked.len()) {
             g.stop = StopReason::EndOfGeneration;
             g.end_token = Some(id);
             break;
         }
-        g.tokens.push(id);
-        if on_token(Token { index, id, step_s, telemetry: f.telemetry() }) == Control::Stop {
-            g.stop = StopReason::Caller;
-            break;
-        }
-        if index + 1 == n {
+        if g.tokens.len() >= n || n == 0 {
             break;
         }
         if cancel.is_cancelled() {
@@ -323,12 +434,29 @@ pub fn continue_generation(
             g.stop = StopReason::ContextFull;
             break;
         }
+        // The next pass: the last kept token, and a draft of what follows it.
+        let id = *g.tokens.last().expect("a token was kept");
+        let room = (n - g.tokens.len() - 1).min((f.n_ctx() - f.n_past() - 1) as usize);
+        draft = match spec.as_deref_mut() {
+            Some(s) => s.draft(room, n_vocab),
+            None => Vec::new(),
+        };
+        base = f.n_past();
+        before = f.telemetry();
         let t = Instant::now();
-        logits = f.forward_last(&[id])?;
-        check_logits(&logits, f.n_past())?;
-        step_s = t.elapsed().as_secs_f64();
-        g.step_s.push(step_s);
+        rows = if draft.is_empty() {
+            f.forward_last(&[id])?
+        } else {
+            let exact = spec.as_deref().is_none_or(|s| s.options().exact);
+            let tokens: Vec<i32> = std::iter::once(id).chain(draft.iter().copied()).collect();
+            f.verify(&tokens, exact)?
+                .ok_or_else(|| crate::Error::Unsupported("speculative decoding needs bmoe's native decoder".into()))?
+        };
+        check_logits(&rows, f.n_past())?;
+        pass_s = t.elapsed().as_secs_f64();
+        first = false;
     }
+    g.spec = spec.map(|s| s.stats());
     Ok(g)
 }
 

@@ -1,7 +1,7 @@
 //! What a generation measured, in the forms the telemetry contract names (DESIGN.md): one
 //! [`Row`] per token (`--progress` JSON, `--csv` rows), and a [`Summary`] at the end (the
-//! `generation:`, `compute:`, `moe-stream:`, `moe-cache:` and `moe-overlap:` lines, the `--json`
-//! object, the CSV `# summary` line). Built here, once, so that every front end (the CLI, the
+//! `generation:`, `compute:`, `moe-stream:`, `moe-cache:`, `moe-overlap:`, `spec:`, `moe-drop:`
+//! and `route-ahead:` lines, the `--json` object, the CSV `# summary` line). Built here, once, so that every front end (the CLI, the
 //! server, a notebook) reports the same figures under the same names; front ends only choose
 //! where to print them.
 //!
@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use crate::decoder::PrefillPlan;
+use crate::decoder::{LossyCounters, PrefillPlan};
 use crate::rpc::RpcFigures;
 use crate::session::{Generation, Telemetry, Token};
 use crate::stream::LayerLookahead;
@@ -251,6 +251,16 @@ pub struct Summary {
     pub json: serde_json::Map<String, Value>,
 }
 
+/// The lossy knobs of decode and what they did in a generation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LossyFigures {
+    /// `--drop-cold-experts F`, `--route-ahead L`, when set.
+    pub drop_cold: Option<f32>,
+    pub route_ahead: Option<u32>,
+    /// Their counters over the generation.
+    pub counters: LossyCounters,
+}
+
 /// The inputs of a [`Summary`].
 #[derive(Clone, Copy, Debug)]
 pub struct SummaryInputs<'a> {
@@ -265,6 +275,8 @@ pub struct SummaryInputs<'a> {
     pub stream: Option<&'a StreamFigures>,
     /// Seconds the engine took to open (the `load:` line).
     pub load_s: Option<f64>,
+    /// When a lossy knob of decode is set.
+    pub lossy: Option<LossyFigures>,
 }
 
 /// Every key of the `--json` summary, in every mode: what was not measured is `null`.
@@ -308,6 +320,25 @@ pub const SUMMARY_KEYS: &[&str] = &[
     "load_llama_s",
     "load_llama_read_GiB",
     "rpc_hosts",
+    "spec_verify_passes",
+    "spec_plain_steps",
+    "spec_no_draft",
+    "spec_skipped",
+    "spec_drafted",
+    "spec_accepted",
+    "spec_acceptance_pct",
+    "spec_tokens_per_pass",
+    "spec_verify_MiB_per_token",
+    "spec_plain_MiB_per_step",
+    "spec_shadow_acceptance_pct",
+    "drop_routings",
+    "drop_considered",
+    "drop_pct",
+    "drop_reads_avoided",
+    "drop_reads_avoided_MiB",
+    "drop_weight_discarded_pct",
+    "route_ahead_routings",
+    "route_ahead_mismatch_pct",
 ];
 
 impl Summary {
@@ -507,6 +538,78 @@ impl Summary {
                 put("lookahead_accuracy_pct", acc.map_or(Value::Null, |a| json!(a)));
                 put("spec_MiB", json!(mib(p.spec_bytes)));
                 put("spec_useful_pct", useful.map_or(Value::Null, |u| json!(u)));
+            }
+        }
+        if let Some(sp) = gen.spec {
+            let opt = |x: Option<f64>| x.map_or(Value::Null, |v| json!(v));
+            let f1 = |x: Option<f64>, unit: &str| x.map_or("unmeasured".into(), |v| format!("{v:.2}{unit}"));
+            let shadow = (sp.shadow_drafted > 0).then(|| 100.0 * sp.shadow_accepted as f64 / sp.shadow_drafted as f64);
+            lines.push(format!(
+                "spec: {} verify passes, {} plain steps ({} with nothing to draft, {} skipped by the rule); drafted {}, \
+                 accepted {} ({}), {} tokens per verify pass; expert reads {} per token of the verify passes vs {} per \
+                 plain step; skipped drafts against the text: {}",
+                sp.verify_passes,
+                sp.plain_steps,
+                sp.no_draft,
+                sp.skipped,
+                sp.drafted,
+                sp.accepted,
+                f1(sp.acceptance_pct(), " %"),
+                f1(sp.tokens_per_pass(), ""),
+                f1(sp.verify_mib_per_token(), " MiB"),
+                f1(sp.plain_mib_per_step(), " MiB"),
+                shadow.map_or("none".into(), |p| format!(
+                    "{p:.1} % of {} positions agreed",
+                    sp.shadow_drafted
+                )),
+            ));
+            put("spec_verify_passes", json!(sp.verify_passes));
+            put("spec_plain_steps", json!(sp.plain_steps));
+            put("spec_no_draft", json!(sp.no_draft));
+            put("spec_skipped", json!(sp.skipped));
+            put("spec_drafted", json!(sp.drafted));
+            put("spec_accepted", json!(sp.accepted));
+            put("spec_acceptance_pct", opt(sp.acceptance_pct()));
+            put("spec_tokens_per_pass", opt(sp.tokens_per_pass()));
+            put("spec_verify_MiB_per_token", opt(sp.verify_mib_per_token()));
+            put("spec_plain_MiB_per_step", opt(sp.plain_mib_per_step()));
+            put("spec_shadow_acceptance_pct", opt(shadow));
+        }
+        if let Some(lf) = i.lossy {
+            let c = lf.counters;
+            if let Some(f) = lf.drop_cold {
+                let pct = (c.drop_considered > 0).then(|| 100.0 * c.dropped as f64 / c.drop_considered as f64);
+                let wpct = (c.drop_weight_all > 0.0).then(|| 100.0 * c.drop_weight_dropped / c.drop_weight_all);
+                lines.push(format!(
+                    "moe-drop: --drop-cold-experts {f} (lossy): dropped {} of {} routings in decode ({}), {} reads avoided \
+                     ({:.1} MiB{}), router weight discarded {}",
+                    c.dropped,
+                    c.drop_considered,
+                    pct.map_or("unmeasured".into(), |p| format!("{p:.1} %")),
+                    c.drop_avoided,
+                    mib(c.drop_avoided_bytes),
+                    if steps > 0 { format!(", {:.2} MiB/token", mib(c.drop_avoided_bytes) / steps as f64) } else { String::new() },
+                    wpct.map_or("unmeasured".into(), |p| format!("{p:.2} %")),
+                ));
+                put("drop_routings", json!(c.dropped));
+                put("drop_considered", json!(c.drop_considered));
+                put("drop_pct", pct.map_or(Value::Null, |p| json!(p)));
+                put("drop_reads_avoided", json!(c.drop_avoided));
+                put("drop_reads_avoided_MiB", json!(mib(c.drop_avoided_bytes)));
+                put("drop_weight_discarded_pct", wpct.map_or(Value::Null, |p| json!(p)));
+            }
+            if let Some(l) = lf.route_ahead {
+                let pct = (c.ahead_routings > 0).then(|| 100.0 * c.ahead_mismatched as f64 / c.ahead_routings as f64);
+                lines.push(format!(
+                    "route-ahead: --route-ahead {l} (lossy, experimental): {} of {} routings chosen {l} layer{} ahead \
+                     ({}) are not what the layer's own router picks",
+                    c.ahead_mismatched,
+                    c.ahead_routings,
+                    if l == 1 { "" } else { "s" },
+                    pct.map_or("unmeasured".into(), |p| format!("{p:.1} %")),
+                ));
+                put("route_ahead_routings", json!(c.ahead_routings));
+                put("route_ahead_mismatch_pct", pct.map_or(Value::Null, |p| json!(p)));
             }
         }
         Self { lines, json: summary }

@@ -105,15 +105,38 @@ impl Model {
         g.build_forward_expand(ctx.cpy(v, v_dst)?)?;
 
         let n_kv = pos0 + ni;
-        let k_all = ctx.view(kc, &[hd, n_kv, nkv], &[row, kc.nb()[1]], 0)?;
-        let v_all = ctx.view(vc, &[hd, n_kv, nkv], &[row, vc.nb()[1]], 0)?;
-        let mask = input(ctx, GgmlType::F16, &[n_kv, ni], inputs, mask.to_vec())?;
-        let qp = ctx.permute(q, [0, 2, 1, 3])?;
-        let att = ctx.flash_attn_ext(qp, k_all, v_all, mask, 1.0 / (hd as f32).sqrt())?;
-        if let Some(s) = lw.sinks.filter(|_| !faults.no_sinks) {
-            ctx.flash_attn_add_sinks(att, w(s))?;
-        }
-        let att = ctx.reshape(att, &[hd * nh, ni])?;
+        // Each query over the keys `0..keys` with its `mask` row(s).
+        let attend = |q: Tensor<'a>, keys: i64, mask: Tensor<'a>| -> Result<Tensor<'a>> {
+            let k_all = ctx.view(kc, &[hd, keys, nkv], &[row, kc.nb()[1]], 0)?;
+            let v_all = ctx.view(vc, &[hd, keys, nkv], &[row, vc.nb()[1]], 0)?;
+            let att =
+                ctx.flash_attn_ext(ctx.permute(q, [0, 2, 1, 3])?, k_all, v_all, mask, 1.0 / (hd as f32).sqrt())?;
+            if let Some(s) = lw.sinks.filter(|_| !faults.no_sinks) {
+                ctx.flash_attn_add_sinks(att, w(s))?;
+            }
+            Ok(ctx.reshape(att, &[hd * nh, q.ne()[2]])?)
+        };
+        let att = if self.exact && ni > 1 {
+            // A verify pass row by row: each query as a single step at its position runs it,
+            // over the keys up to its own with its row of the mask (the kernel's path, and so
+            // its order of summation, depends on the queries and keys of the call: one query
+            // over 512 keys or more splits the keys across the threads).
+            let mut out: Option<Tensor<'a>> = None;
+            for j in 0..ni {
+                let keys = pos0 + j + 1;
+                let qj = ctx.view(q, &[hd, nh, 1], &[q.nb()[1], q.nb()[2]], j as usize * q.nb()[2])?;
+                let at = (j * n_kv * 2) as usize;
+                let mj = input(ctx, GgmlType::F16, &[keys, 1], inputs, mask[at..at + keys as usize * 2].to_vec())?;
+                let a = attend(qj, keys, mj)?;
+                out = Some(match out {
+                    None => a,
+                    Some(o) => ctx.concat(o, a, 1)?,
+                });
+            }
+            out.expect("two rows or more")
+        } else {
+            attend(q, n_kv, input(ctx, GgmlType::F16, &[n_kv, ni], inputs, mask.to_vec())?)?
+        };
         let att = self.linear(ctx, lw.wo, lw.bo, att)?;
         Ok(ctx.add(att, x)?)
     }

@@ -19,6 +19,14 @@
 //! experts with their biases, the weighted sum of experts in rank order, a resident shared
 //! expert where there is one, output norm, lm_head. The blocks are shared
 //! (`attention`, `moe`); what differs per architecture is data (`arch`).
+//!
+//! A verify pass of speculative decoding ([`Decoder::verify`]) is a micro-batch whose every
+//! row can be computed as a single step computes it: each row's attention on its own, and row
+//! by row the products whose CPU kernel depends on the batch's width ([`width_dependent`]), so
+//! its logits are the single steps' bits. Two lossy knobs act on decode's routing on the host,
+//! between a layer's router and its experts: `--drop-cold-experts` (skip a light routing whose
+//! expert the provider does not hold) and `--route-ahead` (a layer's experts picked by its
+//! router layers earlier, in the graph where the look-ahead predicts).
 
 mod attention;
 mod moe;
@@ -37,7 +45,7 @@ use crate::dense::Mapping;
 use crate::error::{Error, Result};
 use crate::ggml::{Context, GgmlType, Graph, GraphAllocator, Tensor, TensorSet, ThreadPool};
 use crate::model::{ModelIndex, MoeParams};
-use crate::provider::{DenseSource, ExpertProvider, ExpertPtrs, ResidentExperts};
+use crate::provider::{DenseSource, ExpertProvider, ExpertPtrs, Residency, ResidentExperts};
 
 /// Deliberate mistakes, for tests that show the oracle catches real bugs. Never set them
 /// outside tests.
@@ -169,6 +177,8 @@ struct State {
     pred: usize,
     /// The shared expert's gated output, F32 `[n_embd, n_ubatch]` (architectures with one).
     shexp: Option<usize>,
+    /// The router's own top-k when route-ahead chose the experts, I32 `[k, n_ubatch]`.
+    real: usize,
 }
 
 /// One layer's routing in one forward pass (for `--route-trace`): each routed expert with its
@@ -270,6 +280,9 @@ struct Model {
     output: usize,
     state: TensorSet,
     st: State,
+    /// The pass being built is a verify pass computed row by row where a kernel's result
+    /// depends on the batch's width (see [`width_dependent`]).
+    exact: bool,
 }
 
 /// The decoder: dense weights from the mapped file (or memory), experts from a provider.
@@ -287,6 +300,10 @@ pub struct Decoder<P: ExpertProvider> {
     plan: Option<PrefillPlan>,
     /// Experts computed on other hosts (`--rpc`).
     remote: Option<Box<dyn RemoteExperts>>,
+    knobs: Lossy,
+    /// Route-ahead: each layer's experts as its router chose them L layers earlier, for the
+    /// decode step in progress (empty where none).
+    ahead: Vec<Vec<i32>>,
     _dense: Arc<dyn DenseSource>,
 }
 
@@ -460,8 +477,8 @@ impl<P: ExpertProvider> Decoder<P> {
 
         let (ctx, ub, k) = (i64::from(opts.n_ctx), i64::from(opts.n_ubatch), i64::from(hp.n_expert_used));
         let kv_bytes = 2 * kv as usize * opts.n_ctx as usize * 2 * hp.n_layer as usize;
-        let scratch = (3 * e as usize + 3 * k as usize + e as usize * k as usize) * ub as usize * 4;
-        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 7, kv_bytes + scratch + 64 * k as usize + 1024)?;
+        let scratch = (3 * e as usize + 4 * k as usize + e as usize * k as usize) * ub as usize * 4;
+        let mut state = TensorSet::with_data(2 * hp.n_layer as usize + 8, kv_bytes + scratch + 64 * k as usize + 1024)?;
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         let (hd, nkv) = (hp.head_dim as i64, i64::from(hp.n_head_kv));
         for l in 0..hp.n_layer {
@@ -481,9 +498,24 @@ impl<P: ExpertProvider> Decoder<P> {
                 Some(_) => Some(state.push("shexp_out", GgmlType::F32, &[e as i64, ub])?),
                 None => None,
             },
+            real: state.push("moe_ids_real", GgmlType::I32, &[k, ub])?,
         };
+        let hp_layers = hp.n_layer as usize;
         Ok(Self {
-            m: Model { hp, recipe, n_vocab, opts, weights, layers, tok_embd, output_norm, output, state, st },
+            m: Model {
+                hp,
+                recipe,
+                n_vocab,
+                opts,
+                weights,
+                layers,
+                tok_embd,
+                output_norm,
+                output,
+                state,
+                st,
+                exact: false,
+            },
             provider,
             pool: ThreadPool::new(opts.n_threads)?,
             alloc: GraphAllocator::new()?,
@@ -495,6 +527,8 @@ impl<P: ExpertProvider> Decoder<P> {
             steps: [0; 2],
             plan: None,
             remote: None,
+            knobs: Lossy::default(),
+            ahead: vec![Vec::new(); hp_layers],
             _dense: dense,
         })
     }
@@ -690,14 +724,102 @@ impl<P: ExpertProvider> Decoder<P> {
             let prefill = self.n_past == 0 || tokens.len() > 1;
             let step = self.steps[usize::from(!prefill)];
             self.steps[usize::from(!prefill)] += 1;
-            let logits = self.ubatch(chunk, rows, prefill, step)?;
+            let logits = self.ubatch(chunk, rows, prefill, step, false)?;
             out.extend_from_slice(&logits);
             self.n_past += chunk.len() as u32;
         }
         Ok(Some(out))
     }
 
-    fn ubatch(&mut self, tokens: &[i32], rows: Rows, prefill: bool, step: u32) -> Result<Vec<f32>> {
+    /// A verify pass of speculative decoding: `tokens` (the token to run and a draft of the
+    /// ones after it) at the next positions in one micro-batch, every row's logits. With
+    /// `exact`, every row is computed as a single step of [`Self::forward`] computes it (its
+    /// own attention over the keys up to its position; row by row the products whose CPU kernel
+    /// depends on the batch's width, [`width_dependent`]): the same bits as `tokens.len()`
+    /// single steps, with the routed experts' union acquired once. Otherwise as one batch
+    /// (other bits). A decode pass for the cache (its decode phase) and for routing replay
+    /// (row `j` takes the replay's next step but `j`); [`Self::rewind`] drops the rows not kept.
+    ///
+    /// # Errors
+    /// As [`Self::forward`]; [`Error::Invalid`] for a pass wider than the micro-batch.
+    pub fn verify(&mut self, tokens: &[i32], exact: bool) -> Result<Vec<f32>> {
+        let (n_vocab, n_ctx) = (self.m.n_vocab, self.m.opts.n_ctx);
+        if let Some(&t) = tokens.iter().find(|&&t| t < 0 || t as u64 >= n_vocab) {
+            return Err(Error::BadToken { token: t, n_vocab });
+        }
+        if tokens.is_empty() || self.n_past as usize + tokens.len() > n_ctx as usize {
+            return Err(Error::ContextFull { n_past: self.n_past, n_new: tokens.len(), n_ctx });
+        }
+        if tokens.len() > self.m.opts.n_ubatch as usize {
+            return Err(Error::Invalid(format!(
+                "a verify pass of {} tokens is wider than the micro-batch ({})",
+                tokens.len(),
+                self.m.opts.n_ubatch
+            )));
+        }
+        let step = self.steps[1];
+        self.steps[1] += tokens.len() as u32;
+        self.m.exact = exact;
+        let logits = self.ubatch(tokens, Rows::All, false, step, true);
+        self.m.exact = false;
+        let logits = logits?;
+        self.n_past += tokens.len() as u32;
+        Ok(logits)
+    }
+
+    /// Keep the first `n` positions after a verify pass: the draft's rows not accepted are
+    /// forgotten, and with them their decode steps (routing replay continues from the first
+    /// dropped one).
+    pub fn rewind(&mut self, n: u32) {
+        let dropped = self.n_past.saturating_sub(n);
+        self.steps[1] = self.steps[1].saturating_sub(dropped);
+        self.truncate(n);
+    }
+
+    /// `--drop-cold-experts F` (lossy), or off (`None`): in decode, a routing of rank 1 or more
+    /// whose weight is under F / k and whose expert is not resident in the provider (not in the
+    /// cache, or its look-ahead read not landed) is skipped, and the row's other weights are
+    /// renormalised where the architecture normalises them.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] unless 0 < F ≤ k.
+    pub fn set_drop_cold_experts(&mut self, f: Option<f32>) -> Result<()> {
+        if let Some(f) = f {
+            let k = self.m.hp.n_expert_used as f32;
+            if !(f > 0.0 && f <= k) {
+                return Err(Error::Invalid(format!(
+                    "--drop-cold-experts {f}: a fraction of the even share 1/k, in (0, {k}] (k = {k})"
+                )));
+            }
+        }
+        self.knobs.drop_cold = f;
+        Ok(())
+    }
+
+    /// `--route-ahead L` (lossy, experimental), or off: in a decode step, layer `l ≥ L`'s
+    /// experts are the ones its own router picks on layer `l − L`'s FFN input (its weights
+    /// still its router's on its own input, at those experts), so that their reads can start
+    /// L layers early (the look-ahead reads them).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] unless 1 ≤ L < the layers.
+    pub fn set_route_ahead(&mut self, l: Option<u32>) -> Result<()> {
+        if let Some(l) = l {
+            let n = self.m.hp.n_layer;
+            if l == 0 || l >= n {
+                return Err(Error::Invalid(format!("--route-ahead {l}: 1 to {} (the model has {n} layers)", n - 1)));
+            }
+        }
+        self.knobs.route_ahead = l;
+        Ok(())
+    }
+
+    /// The lossy knobs' counters since the decoder was made (None when neither is set).
+    pub fn lossy_counters(&self) -> Option<LossyCounters> {
+        (self.knobs.drop_cold.is_some() || self.knobs.route_ahead.is_some()).then_some(self.knobs.c)
+    }
+
+    fn ubatch(&mut self, tokens: &[i32], rows: Rows, prefill: bool, step: u32, verify: bool) -> Result<Vec<f32>> {
         let m = &self.m;
         let hp = &m.hp;
         let n_layer = hp.n_layer as usize;
@@ -712,14 +834,24 @@ impl<P: ExpertProvider> Decoder<P> {
         let swa_mask =
             (hp.n_swa > 0 && !m.opts.faults.no_window).then(|| causal_mask(pos0 as usize, n, Some(hp.n_swa)));
         let mut logits = Vec::new();
-        self.provider.begin_step(n > 1);
+        // A verify pass is decode work (several rows).
+        self.provider.begin_step(n > 1 && !verify);
         if let Some(r) = self.remote.as_mut() {
-            r.begin_step(n > 1);
+            r.begin_step(n > 1 && !verify);
         }
         // Look-ahead in decode; in a prefill, read-ahead: the next layer's router on this
         // layer's FFN input, every row, names the experts to read while this layer computes.
+        // With route-ahead (a decode step), the router of the layer L ahead, whose routing it
+        // then is.
         let lookahead = self.provider.wants_lookahead();
+        let ahead = self.knobs.route_ahead.filter(|_| !prefill && !verify && n == 1).map(|l| l as usize);
+        if ahead.is_some() {
+            self.ahead.iter_mut().for_each(Vec::clear);
+        }
+        let offset = ahead.unwrap_or(1);
         let mut pred: Vec<i32> = Vec::new();
+        let mut pred_layer = 0usize;
+        let renorm = hp.expert_weights_norm || hp.gating == crate::model::Gating::SoftmaxWeight;
         for p in 0..=n_layer {
             let keep = if p + 1 == n_layer && rows != Rows::All { 1 } else { n };
             let used = used_experts(&ids, k);
@@ -791,17 +923,17 @@ impl<P: ExpertProvider> Decoder<P> {
                 // misses and read while this layer computes. In a prefill, the union of the
                 // rows' predictions, as many as the pool holds beside this group (in expert
                 // order, as the next layer's first group will be).
-                if !pred.is_empty() && p < n_layer {
+                if !pred.is_empty() && pred_layer < n_layer {
                     let mut experts: Vec<u32> = pred.iter().map(|&e| e as u32).collect();
                     if n > 1 {
                         experts = readahead_union(&pred, hp.n_expert as usize, predict_rows(n).1);
                         experts.truncate(self.provider.capacity().saturating_sub(group.len()));
                     }
                     if let Some(r) = self.remote.as_ref() {
-                        experts.retain(|&e| r.local(p as u32, e));
+                        experts.retain(|&e| r.local(pred_layer as u32, e));
                     }
                     if !experts.is_empty() {
-                        self.provider.prefetch(p as u32, &experts);
+                        self.provider.prefetch(pred_layer as u32, &experts);
                     }
                 }
                 // Per-expert pipelining: while some are still being read, compute the ones in
@@ -847,7 +979,7 @@ impl<P: ExpertProvider> Decoder<P> {
                     groups.push(Vec::new());
                 }
             }
-            let nodes = 256 + NODES_PER_EXPERT * k * n.min(hp.n_expert as usize);
+            let nodes = 256 + NODES_PER_EXPERT * k * n.min(hp.n_expert as usize) + if m.exact { 64 * n } else { 0 };
             let ctx = Context::new_no_alloc(nodes * 2, nodes)?;
             let mut g = ctx.new_graph(nodes)?;
             let mut inputs: Vec<(Tensor<'_>, Vec<u8>)> = Vec::new();
@@ -869,11 +1001,13 @@ impl<P: ExpertProvider> Decoder<P> {
                     _ => &mask,
                 };
                 let ffn_inp = m.attention(&ctx, &mut g, p, x, n, pos0, mask, &mut inputs)?;
-                m.ffn_head(&ctx, &mut g, p, ffn_inp, n, keep, lookahead && p + 1 < n_layer)?;
+                let target = target_of(p, offset, n_layer, lookahead || ahead.is_some());
+                let route = ahead.filter(|&l| p >= l).map(|_| self.ahead[p].as_slice()).filter(|r| !r.is_empty());
+                m.ffn_head(&ctx, &mut g, p, ffn_inp, n, keep, target, route, &mut inputs)?;
                 None
             } else {
                 let normed = ctx.mul(ctx.rms_norm(x, hp.rms_eps as f32)?, m.weights.get(m.output_norm))?;
-                let out = ctx.mul_mat(m.weights.get(m.output), normed)?;
+                let out = m.mm(&ctx, m.weights.get(m.output), normed)?;
                 out.set_output();
                 g.build_forward_expand(out)?;
                 Some(out)
@@ -888,24 +1022,78 @@ impl<P: ExpertProvider> Decoder<P> {
                 }
             } else {
                 let mut all = m.state.get(m.st.ids).read_i32()?;
-                if let Some(r) = self.replay.as_ref().filter(|_| !prefill && keep == 1) {
-                    // Replay: the trace's experts and weights stand in for the router's.
-                    let route = r.route(step, p);
+                // The weights, once read on the host to be changed (written back below).
+                let mut wts: Option<Vec<f32>> = None;
+                if let Some(r) = self.replay.as_ref().filter(|_| !prefill) {
+                    // Replay: the trace's experts and weights stand in for the router's (row by
+                    // row in a verify pass, each its own decode step).
                     let mut w = m.state.get(m.st.wts).read_f32()?;
-                    for (i, &(e, wt)) in route.iter().enumerate() {
-                        (all[i], w[i]) = (e as i32, wt);
+                    for row in 0..keep {
+                        for (i, &(e, wt)) in r.route(step + row as u32, p).iter().enumerate() {
+                            (all[row * k + i], w[row * k + i]) = (e as i32, wt);
+                        }
                     }
+                    wts = Some(w);
+                }
+                if ahead.is_some_and(|l| p >= l) && !self.ahead[p].is_empty() {
+                    // Route-ahead chose this layer's experts: how many its own router would not have.
+                    let real = m.state.get(m.st.real).read_i32()?;
+                    let missed = all[..k].iter().filter(|e| !real[..k].contains(e)).count() as u64;
+                    self.knobs.c.ahead_routings += k as u64;
+                    self.knobs.c.ahead_mismatched += missed;
+                    metrics::counter!("bmoe_route_ahead_routings_total").increment(k as u64);
+                    metrics::counter!("bmoe_route_ahead_mismatches_total").increment(missed);
+                }
+                if let Some(f) = self.knobs.drop_cold.filter(|_| !prefill) {
+                    let mut w = match wts.take() {
+                        Some(w) => w,
+                        None => m.state.get(m.st.wts).read_f32()?,
+                    };
+                    let provider = &self.provider;
+                    let layer = p as u32;
+                    let before = self.knobs.c;
+                    let c = &mut self.knobs.c;
+                    let (dropped, weight_all) = drop_cold(&mut all, &mut w, k, keep, f, renorm, &mut |e| {
+                        provider.residency(layer, e) != Residency::Resident
+                    });
+                    c.drop_considered += (k * keep) as u64;
+                    c.drop_weight_all += weight_all;
+                    c.drop_weight_dropped += dropped.iter().map(|d| f64::from(d.1)).sum::<f64>();
+                    c.dropped += dropped.len() as u64;
+                    // Reads avoided: experts no kept routing of the pass names, not being read.
+                    let mut gone: Vec<u32> = dropped.iter().map(|d| d.0).collect();
+                    gone.sort_unstable();
+                    gone.dedup();
+                    for e in gone {
+                        if !all[..k * keep].contains(&(e as i32)) && provider.residency(layer, e) == Residency::Absent {
+                            c.drop_avoided += 1;
+                            c.drop_avoided_bytes += provider.entry_bytes(layer);
+                        }
+                    }
+                    metrics::counter!("bmoe_moe_dropped_routings_total").increment(c.dropped - before.dropped);
+                    metrics::counter!("bmoe_moe_drop_avoided_bytes_total")
+                        .increment(c.drop_avoided_bytes - before.drop_avoided_bytes);
+                    if !dropped.is_empty() {
+                        wts = Some(w);
+                    }
+                }
+                if let Some(w) = wts {
                     m.state.get(m.st.ids).write_i32(&all)?;
                     m.state.get(m.st.wts).write_f32(&w)?;
                 }
                 ids = all[..k * keep].to_vec();
                 n_rows = keep;
-                pred = if lookahead && p + 1 < n_layer {
-                    let mut all = m.state.get(m.st.pred).read_i32()?;
-                    all.truncate(k * predict_rows(keep).1);
-                    all
-                } else {
-                    Vec::new()
+                pred = match target_of(p, offset, n_layer, lookahead || ahead.is_some()) {
+                    Some(t) => {
+                        let mut all = m.state.get(m.st.pred).read_i32()?;
+                        all.truncate(k * predict_rows(keep).1);
+                        if ahead.is_some() {
+                            self.ahead[t] = all.clone();
+                        }
+                        pred_layer = t;
+                        all
+                    }
+                    None => Vec::new(),
                 };
                 if let Some(log) = self.routes.as_mut() {
                     let w = m.state.get(m.st.wts).read_f32()?;
@@ -1035,6 +1223,98 @@ pub(crate) fn readahead_union(pred: &[i32], n_expert: usize, rows: usize) -> Vec
 /// See [`readahead_union`].
 const READAHEAD_TWO_VOTES_FROM: usize = 16;
 
+/// The layer whose experts graph `p` predicts (`p + offset`: the next one, or the one
+/// route-ahead routes), when predictions are `on` and that layer exists.
+fn target_of(p: usize, offset: usize, n_layer: usize, on: bool) -> Option<usize> {
+    (on && p + offset < n_layer).then_some(p + offset)
+}
+
+/// `--drop-cold-experts F` on one layer's routing of `rows` rows (`ids`, `w`: `k` per row, in
+/// rank order): a routing of rank 1 or more whose weight is under F / k and whose expert is
+/// `cold` is dropped: its place routes the row's first expert with weight 0 (nothing is read
+/// for it, and adding 0 changes no sum), and the row's kept weights are scaled by (all its
+/// weights) / (the kept ones) where the architecture normalises them (`renorm`: what its
+/// router gives when it picks only those). The first expert is never dropped. Returns the
+/// dropped (expert, weight) and the sum of every weight looked at.
+fn drop_cold(
+    ids: &mut [i32],
+    w: &mut [f32],
+    k: usize,
+    rows: usize,
+    f: f32,
+    renorm: bool,
+    cold: &mut dyn FnMut(u32) -> bool,
+) -> (Vec<(u32, f32)>, f64) {
+    let threshold = f / k as f32;
+    let mut dropped = Vec::new();
+    let mut all = 0.0f64;
+    for r in 0..rows {
+        let (ids, w) = (&mut ids[r * k..(r + 1) * k], &mut w[r * k..(r + 1) * k]);
+        all += w.iter().map(|&x| f64::from(x)).sum::<f64>();
+        let before = dropped.len();
+        for j in 1..k {
+            if w[j] < threshold && cold(ids[j] as u32) {
+                dropped.push((ids[j] as u32, w[j]));
+                (ids[j], w[j]) = (ids[0], 0.0);
+            }
+        }
+        if renorm && dropped.len() > before {
+            let gone: f32 = dropped[before..].iter().map(|d| d.1).sum();
+            let kept: f32 = w.iter().sum();
+            if kept > 0.0 {
+                let scale = (kept + gone) / kept;
+                w.iter_mut().for_each(|x| *x *= scale);
+            }
+        }
+    }
+    (dropped, all)
+}
+
+/// The lossy knobs of decode (`--drop-cold-experts`, `--route-ahead`) and their counters.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lossy {
+    drop_cold: Option<f32>,
+    route_ahead: Option<u32>,
+    c: LossyCounters,
+}
+
+/// What the lossy knobs of decode did, since the decoder was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LossyCounters {
+    /// `--drop-cold-experts`: routings of decode steps (and verify passes) looked at, and how
+    /// many were dropped.
+    pub drop_considered: u64,
+    pub dropped: u64,
+    /// Entries not read because every routing of them in the pass was dropped and no read of
+    /// them was in flight, and their payload bytes.
+    pub drop_avoided: u64,
+    pub drop_avoided_bytes: u64,
+    /// Router weight of the routings looked at, and of the dropped ones (before the kept ones
+    /// were renormalised).
+    pub drop_weight_all: f64,
+    pub drop_weight_dropped: f64,
+    /// `--route-ahead`: routings chosen L layers ahead, and how many of them the layer's own
+    /// router (on its own input) would not have chosen.
+    pub ahead_routings: u64,
+    pub ahead_mismatched: u64,
+}
+
+impl std::ops::Sub for LossyCounters {
+    type Output = Self;
+    fn sub(self, b: Self) -> Self {
+        Self {
+            drop_considered: self.drop_considered - b.drop_considered,
+            dropped: self.dropped - b.dropped,
+            drop_avoided: self.drop_avoided - b.drop_avoided,
+            drop_avoided_bytes: self.drop_avoided_bytes - b.drop_avoided_bytes,
+            drop_weight_all: self.drop_weight_all - b.drop_weight_all,
+            drop_weight_dropped: self.drop_weight_dropped - b.drop_weight_dropped,
+            ahead_routings: self.ahead_routings - b.ahead_routings,
+            ahead_mismatched: self.ahead_mismatched - b.ahead_mismatched,
+        }
+    }
+}
+
 /// The rows of a micro-batch of `rows` whose next-layer prediction is computed: every
 /// `stride`-th, at most [`PREDICT_ROWS`] of them (`(stride, count)`). The prediction is the next
 /// layer's router over those rows, as costly per row as the router itself (measured: reading ahead
@@ -1098,12 +1378,53 @@ impl Model {
     /// `weight · x`, plus `bias` where the file has one (llama.cpp's `build_lora_mm` then the
     /// bias add): the Q/K/V and output projections, the router.
     fn linear<'a>(&'a self, ctx: &'a Context, weight: usize, bias: Option<usize>, x: Tensor<'a>) -> Result<Tensor<'a>> {
-        let y = ctx.mul_mat(self.weights.get(weight), x)?;
+        let y = self.mm(ctx, self.weights.get(weight), x)?;
         Ok(match bias {
             Some(b) => ctx.add(y, self.weights.get(b))?,
             None => y,
         })
     }
+}
+
+impl Model {
+    /// `w · x` (`x` `[k, n]`). In a verify pass computed row by row ([`Model::exact`]), each
+    /// column on its own where the CPU's kernel for `w`'s type depends on the width
+    /// ([`width_dependent`]), the columns joined: each then has the bits of a single step.
+    fn mm<'a>(&'a self, ctx: &'a Context, w: Tensor<'a>, x: Tensor<'a>) -> Result<Tensor<'a>> {
+        let ne = x.ne();
+        if !self.exact || ne[1] < 2 || ne[2] * ne[3] != 1 || !width_dependent(w.ty()) {
+            return Ok(ctx.mul_mat(w, x)?);
+        }
+        let mut out: Option<Tensor<'a>> = None;
+        for j in 0..ne[1] as usize {
+            let col = ctx.view(x, &[ne[0], 1], &[x.nb()[1]], j * x.nb()[1])?;
+            let y = ctx.mul_mat(w, col)?;
+            out = Some(match out {
+                None => y,
+                Some(o) => ctx.concat(o, y, 1)?,
+            });
+        }
+        Ok(out.expect("two columns or more"))
+    }
+}
+
+/// Whether the CPU's `mul_mat` computes weights of type `ty` with another kernel (another
+/// order of summation) for two columns or more than for one: llamafile's sgemm takes F32, F16,
+/// BF16, Q8_0, Q4_0, Q5_0 and IQ4_NL from two columns on (`llamafile_sgemm` refuses `n < 2`:
+/// "only enable sgemm for prompt processing"); every other type runs the one-column dot
+/// product for each column at any width. (Q8_0 measured bit-equal here on AVX-512 all the
+/// same; it stays on the list: the tiles and the dot product differ on other CPUs.)
+fn width_dependent(ty: GgmlType) -> bool {
+    matches!(
+        ty,
+        GgmlType::F32
+            | GgmlType::F16
+            | GgmlType::BF16
+            | GgmlType::Q8_0
+            | GgmlType::Q4_0
+            | GgmlType::Q5_0
+            | GgmlType::IQ4_NL
+    )
 }
 
 /// A graph input of `ty` and shape `ne` whose bytes are written after allocation.
@@ -1165,6 +1486,30 @@ mod tests {
         assert_eq!(predict_rows(128), (2, 64));
         assert_eq!(predict_rows(2048), (32, 64));
         assert_eq!(predict_rows(2047), (32, 64));
+    }
+
+    #[test]
+    fn drop_cold_skips_cold_light_routings_and_renormalises() {
+        // Two rows of top-3: row 0 (0.6, 0.3, 0.1), row 1 (0.5, 0.25, 0.25); experts 4 and 7 cold.
+        let (mut ids, mut w) = (vec![1, 4, 7, 7, 2, 4], vec![0.6f32, 0.3, 0.1, 0.5, 0.25, 0.25]);
+        let cold = |e: u32| e == 4 || e == 7;
+        // F = 1: under 1/3 and cold. Row 0 drops 7 (0.1; 4 at 0.3 too), row 1 drops 4 (the
+        // first expert, 7, is never dropped, cold or not).
+        let (dropped, all) = drop_cold(&mut ids, &mut w, 3, 2, 1.0, true, &mut |e| cold(e));
+        assert_eq!(dropped, vec![(4, 0.3), (7, 0.1), (4, 0.25)]);
+        assert!((all - 2.0).abs() < 1e-6);
+        assert_eq!(ids, vec![1, 1, 1, 7, 2, 7], "a dropped routing routes the row's first expert");
+        // Renormalised to the row's weight: 0.6 alone carries 1.0; row 1 (0.5, 0.25) → 1.0.
+        assert_eq!(w[1..3], [0.0, 0.0]);
+        assert!((w[0] - 1.0).abs() < 1e-6 && (w[3] + w[4] - 1.0).abs() < 1e-6 && w[5] == 0.0, "{w:?}");
+        // Without renormalisation (a softmax over every expert, olmoe's): kept weights stay.
+        let (mut ids, mut w) = (vec![1, 4, 7], vec![0.5f32, 0.2, 0.1]);
+        let (d, _) = drop_cold(&mut ids, &mut w, 3, 1, 0.5, false, &mut |e| cold(e));
+        assert_eq!((d.len(), w), (1, vec![0.5, 0.2, 0.0]), "F = 0.5: under 1/6 only");
+        // Nothing cold: nothing dropped.
+        let (mut ids, mut w) = (vec![1, 4], vec![0.9f32, 0.1]);
+        assert!(drop_cold(&mut ids, &mut w, 2, 1, 1.0, true, &mut |_| false).0.is_empty());
+        assert_eq!(w, vec![0.9, 0.1]);
     }
 
     #[test]

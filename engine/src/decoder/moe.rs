@@ -20,8 +20,11 @@ use crate::provider::{ExpertPtrs, Projections, Stack};
 impl Model {
     /// Layer `l`'s FFN norm, router and shared expert on the last `keep` of the `n` rows of
     /// `ffn_inp`; writes the FFN input, the residual, the expert ids and weights (and the
-    /// shared expert's gated output) into the state tensors. With `predict`, also the next
-    /// layer's router on this FFN input (look-ahead).
+    /// shared expert's gated output) into the state tensors. With `predict`, also that later
+    /// layer's router on this FFN input (look-ahead: the next layer; route-ahead: the layer it
+    /// routes). With `route` (route-ahead: `k` ids per row, chosen layers earlier), those are
+    /// the experts, weighted by this router's probabilities at them; the router's own top-k
+    /// goes to the state's `real` for the mismatch count.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn ffn_head<'a>(
         &'a self,
@@ -31,7 +34,9 @@ impl Model {
         ffn_inp: Tensor<'a>,
         n: usize,
         keep: usize,
-        predict: bool,
+        predict: Option<usize>,
+        route: Option<&[i32]>,
+        inputs: &mut Vec<(Tensor<'a>, Vec<u8>)>,
     ) -> Result<()> {
         let hp = &self.hp;
         let lw = &self.layers[l];
@@ -52,8 +57,12 @@ impl Model {
         let top_k_softmax = hp.gating == Gating::SoftmaxWeight && !faults.softmax_all;
         let probs = if top_k_softmax { logits } else { ctx.soft_max(logits)? };
         let top = ctx.argsort_top_k(probs, kk as usize)?;
+        let chosen = match route {
+            Some(r) => input(ctx, GgmlType::I32, &[kk, nk], inputs, i32_bytes(r))?,
+            None => top,
+        };
         let probs3 = ctx.reshape(probs, &[1, i64::from(hp.n_expert), nk])?;
-        let mut wts = ctx.reshape(ctx.get_rows(probs3, top)?, &[kk, nk])?;
+        let mut wts = ctx.reshape(ctx.get_rows(probs3, chosen)?, &[kk, nk])?;
         if top_k_softmax {
             wts = ctx.soft_max(wts)?;
         }
@@ -72,27 +81,30 @@ impl Model {
         };
         g.build_forward_expand(ctx.cpy(h, dst(self.st.h, hp.n_embd as i64)?)?)?;
         g.build_forward_expand(ctx.cpy(ffn_inp, dst(self.st.res, hp.n_embd as i64)?)?)?;
-        g.build_forward_expand(ctx.cpy(top, dst(self.st.ids, kk)?)?)?;
+        g.build_forward_expand(ctx.cpy(chosen, dst(self.st.ids, kk)?)?)?;
+        if route.is_some() {
+            g.build_forward_expand(ctx.cpy(top, dst(self.st.real, kk)?)?)?;
+        }
         g.build_forward_expand(ctx.cpy(wts, dst(self.st.wts, kk)?)?)?;
         if let (Some(sh), Some(out)) = (&lw.shexp, self.st.shexp) {
             // The shared expert: dense, resident, on every row (llama.cpp's build_ffn, PAR gate).
-            let up = ctx.mul_mat(w(sh.up), h)?;
-            let gate = ctx.mul_mat(w(sh.gate), h)?;
-            let mut y = ctx.mul_mat(w(sh.down), ctx.swiglu_split(gate, up)?)?;
+            let up = self.mm(ctx, w(sh.up), h)?;
+            let gate = self.mm(ctx, w(sh.gate), h)?;
+            let mut y = self.mm(ctx, w(sh.down), ctx.swiglu_split(gate, up)?)?;
             match (self.recipe.shared_expert, sh.gate_inp) {
                 (Some(SharedGate::Sigmoid), Some(gi)) if !faults.no_shared_gate => {
                     // sigmoid(g) as llama.cpp writes it: silu(g) / g.
-                    let g_in = ctx.mul_mat(w(gi), h)?;
+                    let g_in = self.mm(ctx, w(gi), h)?;
                     y = ctx.mul(y, ctx.div(ctx.silu(g_in)?, g_in)?)?;
                 }
                 _ => {}
             }
             g.build_forward_expand(ctx.cpy(y, dst(out, hp.n_embd as i64)?)?)?;
         }
-        if predict {
-            // The next layer's router applied to this layer's FFN input: a guess at its experts.
+        if let Some(target) = predict {
+            // A later layer's router applied to this layer's FFN input: a guess at its experts.
             // In a wide micro-batch on evenly spaced rows only (it costs as much as the router).
-            let next = &self.layers[l + 1];
+            let next = &self.layers[target];
             let (stride, rows) = super::predict_rows(keep);
             let hr =
                 if stride == 1 { h } else { ctx.view(h, &[hp.n_embd as i64, rows as i64], &[h.nb()[1] * stride], 0)? };
@@ -221,7 +233,7 @@ impl Model {
                 };
                 // Each projection on its input, plus the expert's bias where the layer has them.
                 let proj = |which: usize, x: Tensor<'a>| -> Result<Tensor<'a>> {
-                    let y = ctx.mul_mat(self.expert_proj(ctx, l, which, ptrs[i].get(which))?, x)?;
+                    let y = self.mm(ctx, self.expert_proj(ctx, l, which, ptrs[i].get(which))?, x)?;
                     self.expert_bias(ctx, l, which, expert, y)
                 };
                 let act = self.expert_act(ctx, proj(0, xe)?, proj(1, xe)?)?;

@@ -382,6 +382,20 @@ impl Context {
         Tensor::from_raw(unsafe { sys::ggml_cont(self.raw(), a.raw()) })
     }
 
+    /// `a` then `b` along dimension `dim` (`ggml_concat`): a new tensor; the other dimensions
+    /// and the types must agree.
+    ///
+    /// # Errors
+    /// [`Error::Shape`] if they do not, or `dim > 3`; [`Error::ContextFull`].
+    pub fn concat<'a>(&'a self, a: Tensor<'a>, b: Tensor<'a>, dim: usize) -> Result<Tensor<'a>> {
+        let (na, nb) = (a.ne(), b.ne());
+        let ok = dim < 4 && a.ty() == b.ty() && (0..4).all(|d| d == dim || na[d] == nb[d]);
+        self.check("concat", ok, a, Some(b))?;
+        // SAFETY: live tensors of one type whose other dimensions agree (ggml_concat's
+        // assertions), dim in 0..4.
+        Tensor::from_raw(unsafe { sys::ggml_concat(self.raw(), a.raw(), b.raw(), dim as i32) })
+    }
+
     /// Copy `a` into `b` (converting type, e.g. F32 → F16 for a KV cache); returns the view of `b`.
     ///
     /// # Errors

@@ -13,6 +13,9 @@
 //! experts out as their bytes land (`acquire_start` / `acquire_more`, per-expert pipelining).
 //! Nothing is evicted while pinned, and an entry's slot is reused only after its reads
 //! completed: a failed batch is drained before the error returns and its entries are dropped.
+//! Speculative reads of a later layer stay in flight across an acquire (route-ahead reads
+//! layers ahead); those of this layer that it does not route, and of earlier layers, are
+//! cancelled unless landed.
 
 pub mod budget;
 pub mod layout;
@@ -31,7 +34,7 @@ use crate::cache::{Access, CachePolicy, EntryId, ExpertCache, ExpertKey, Geometr
 use crate::dense::open_all;
 use crate::error::{Error, Result};
 use crate::model::ModelIndex;
-use crate::provider::{ExpertProvider, ExpertPtrs, Projections, ProviderCounters, Stack};
+use crate::provider::{ExpertProvider, ExpertPtrs, Projections, ProviderCounters, Residency, Stack};
 
 /// How to stream.
 #[derive(Clone, Copy, Debug)]
@@ -440,7 +443,8 @@ unsafe impl ExpertProvider for StreamingExperts {
             let pending: Vec<EntryId> = self.inflight.keys().copied().collect();
             for id in pending {
                 let key = self.cache.geometry().key(id);
-                let wanted = key.layer == layer && experts.contains(&key.expert);
+                // A later layer's read stays too: route-ahead reads several layers ahead.
+                let wanted = (key.layer == layer && experts.contains(&key.expert)) || key.layer > layer;
                 let landed = self.inflight[&id].iter().all(Ticket::is_done);
                 if landed {
                     let spec = self.speculative.contains(&id);
@@ -696,6 +700,19 @@ unsafe impl ExpertProvider for StreamingExperts {
             }
         }
         self.stats.manage_s += (t0.elapsed().as_secs_f64() - (self.stats.io_s - io_before)).max(0.0);
+    }
+
+    fn residency(&self, layer: u32, expert: u32) -> Residency {
+        let Ok(id) = self.cache.geometry().id(ExpertKey { layer, expert }) else { return Residency::Absent };
+        match self.inflight.get(&id) {
+            Some(t) if !t.iter().all(Ticket::is_done) => Residency::InFlight,
+            _ if self.cache.is_resident(id) => Residency::Resident,
+            _ => Residency::Absent,
+        }
+    }
+
+    fn entry_bytes(&self, layer: u32) -> u64 {
+        self.layout.entry_payload(layer as usize)
     }
 
     fn begin_step(&mut self, prefill: bool) {
