@@ -144,6 +144,9 @@ fn gates(arch: &str, quant: Quant, cases: &[Case]) {
     gates_with(arch, quant, &[], cases);
 }
 
+/// llama.cpp resident's logits (their bits, per step) and tokens, greedy and sampled.
+type Reference = (Vec<Vec<u32>>, Vec<i32>);
+
 /// As [`gates`], on the tiny shape with the extras `extra`.
 fn gates_with(arch: &str, quant: Quant, extra: &[(&'static str, f64)], cases: &[Case]) {
     let dir = tempfile::tempdir().unwrap();
@@ -152,7 +155,7 @@ fn gates_with(arch: &str, quant: Quant, extra: &[(&'static str, f64)], cases: &[
     // micro-batch's union lowers it (k slots: 1), and llama.cpp's own kernels are not
     // micro-batch invariant for every architecture and type (qwen35moe at q4_k_m differs between
     // -ub 1 and -ub 8, resident alone), so the reference is the same computation.
-    let mut want: std::collections::HashMap<u32, [(Vec<Vec<u32>>, Vec<i32>); 2]> = Default::default();
+    let mut want: std::collections::HashMap<u32, [Reference; 2]> = Default::default();
     let n_vocab = bmoe_engine::llama::Model::vocab_only(&path).unwrap().n_vocab();
     for &c in cases {
         let mut g = generic(&path, c);
