@@ -42,6 +42,10 @@ mkdir -p models
 [ -f "$M" ] || "$BMOE" synth --shape qwen3-30b-a3b --quant q4_k_m --seed 1 -o "$M" >&2
 [ -f "$TRACE" ] || { echo "bench-rpc: no trace $TRACE" >&2; exit 1; }
 M=$(realpath "$M"); TRACE=$(realpath "$TRACE")
+# The trace's top-k (the Qwen3-30B-A3B trace was recorded at 6 of the model's 8): the run routes
+# as many, so the replayed ids fill every routing.
+TRACE_K=$(sed -n '1,3p' "$TRACE" | grep -o 'n_expert_used=[0-9]*' | cut -d= -f2)
+[ -n "$TRACE_K" ] || { echo "bench-rpc: $TRACE has no n_expert_used in its header" >&2; exit 1; }
 INFO=$("$BMOE" inspect "$M" --json)
 jq() { python3 -c "import json,sys; j=json.loads(sys.argv[1]); print($2)" "$1"; }
 N_EMBD=$(jq "$INFO" "j['n_embd']")
@@ -180,7 +184,7 @@ row() {
   for r in $(seq "$ROUNDS"); do
     sh -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' sh "$coord" \
       "$BMOE" run -m "$M" -p "$PROMPT" -n "$N" -t "$T" --temp 0.8 --seed "$r" --ignore-eos -c 1024 \
-      --route-replay "$TRACE" --cache-mb "$BUDGET_MB" --json "${rpc[@]}" 2>"$OUT.err" | tail -1 |
+      --route-replay "$TRACE" --n-expert-used "$TRACE_K" --cache-mb "$BUDGET_MB" --json "${rpc[@]}" 2>"$OUT.err" | tail -1 |
       python3 -c '
 import json, sys
 j = json.load(sys.stdin); hosts = j.get("rpc_hosts") or []

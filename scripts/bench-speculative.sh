@@ -57,6 +57,17 @@ common=(-p "$prompt" -n "$n" --temp "$temp" --seed "$seed" --ignore-eos -t "$thr
 echo "bench-speculative: the plain run's tokens -> $out/plain.tokens" >&2
 "$bin/bmoe" run -m "$model" "${common[@]}" --tokens-out "$out/plain.tokens" > "$out/plain-tokens.txt" 2> "$out/plain-tokens.log"
 
+# The plain run above used an auto budget of most of the machine; its memory goes back to the
+# system over seconds after it exits. The protocol sizes its RAM holder from MemAvailable once,
+# so wait until MemAvailable stops growing (at most 60 s).
+prev=0
+for _ in $(seq 60); do
+  now=$(awk '/MemAvailable/{print $2}' /proc/meminfo)
+  [ "$now" -le $(( prev + 65536 )) ] && break
+  prev=$now
+  sleep 1
+done
+
 # 2. One protocol run, every cell interleaved.
 cells=(--cell "plain=")
 for d in $drafts; do
