@@ -191,7 +191,17 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         (None, Some(p)) => preset(&bmoe, p)?,
         (None, None) => unreachable!("clap requires one"),
     };
-    let index = ModelIndex::open(&model).with_context(|| format!("indexing {}", model.display()))?;
+    // The expert layers: our native index, or the generic decoder's for an architecture only
+    // llama.cpp's graph runs (gemma4, deepseek2, …).
+    let layers = match ModelIndex::open(&model) {
+        Ok(i) => i.layers,
+        Err(native) => bmoe::engine::gguf::open_model(&model)
+            .map_err(bmoe::engine::model::Error::from)
+            .and_then(bmoe::engine::generic::index::GenericIndex::new)
+            .map(|g| g.layers)
+            .map_err(|generic| anyhow::anyhow!("{native}; as the generic decoder reads it: {generic}"))
+            .with_context(|| format!("indexing {}", model.display()))?,
+    };
     let mut common: Vec<String> = vec![
         "-p".into(),
         a.prompt.clone(),
@@ -236,7 +246,7 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
     }
     let lanes = common.windows(2).find(|w| w[0] == "--io-threads").and_then(|w| w[1].parse().ok()).unwrap_or(4);
     let fio = (a.fio_seconds > 0).then(|| Fio {
-        block: a.fio_bs.unwrap_or_else(|| median_slice(&index)),
+        block: a.fio_bs.unwrap_or_else(|| median_slice(&layers)),
         depth: a.fio_depth.unwrap_or(lanes),
         seconds: a.fio_seconds,
         every_cell: a.fio_every_cell,
@@ -297,8 +307,8 @@ const GIB: f64 = (1u64 << 30) as f64;
 
 /// The median size of one expert's projection slice, rounded up to 4 KiB: what one read of
 /// the streamer asks for.
-fn median_slice(index: &ModelIndex) -> u64 {
-    let mut v: Vec<u64> = index.layers.iter().flat_map(|l| l.tensors.iter().map(|t| t.bytes_per_expert)).collect();
+fn median_slice(layers: &[bmoe::engine::model::MoeLayer]) -> u64 {
+    let mut v: Vec<u64> = layers.iter().flat_map(|l| l.tensors.iter().map(|t| t.bytes_per_expert)).collect();
     v.sort_unstable();
     v.get(v.len() / 2).map_or(1 << 20, |b| b.div_ceil(4096) * 4096)
 }
