@@ -393,7 +393,7 @@ impl Speculator {
 }
 
 /// Prompt lookup: the latest earlier occurrence of the longest suffix of `history` of
-/// `min_match` to [`NGRAM_MAX`] tokens, and the (at most `max`) tokens that followed it.
+/// `min_match` to `NGRAM_MAX` tokens, and the (at most `max`) tokens that followed it.
 pub fn ngram_draft(history: &[i32], min_match: usize, max: usize) -> Vec<i32> {
     let n = history.len();
     for m in (min_match..=NGRAM_MAX.max(min_match)).rev() {

@@ -22,7 +22,7 @@
 //!
 //! A verify pass of speculative decoding ([`Decoder::verify`]) is a micro-batch whose every
 //! row can be computed as a single step computes it: each row's attention on its own, and row
-//! by row the products whose CPU kernel depends on the batch's width ([`width_dependent`]), so
+//! by row the products whose CPU kernel depends on the batch's width (`width_dependent`), so
 //! its logits are the single steps' bits. Two lossy knobs act on decode's routing on the host,
 //! between a layer's router and its experts: `--drop-cold-experts` (skip a light routing whose
 //! expert the provider does not hold) and `--route-ahead` (a layer's experts picked by its
@@ -735,7 +735,7 @@ impl<P: ExpertProvider> Decoder<P> {
     /// ones after it) at the next positions in one micro-batch, every row's logits. With
     /// `exact`, every row is computed as a single step of [`Self::forward`] computes it (its
     /// own attention over the keys up to its position; row by row the products whose CPU kernel
-    /// depends on the batch's width, [`width_dependent`]): the same bits as `tokens.len()`
+    /// depends on the batch's width, `width_dependent`): the same bits as `tokens.len()`
     /// single steps, with the routed experts' union acquired once. Otherwise as one batch
     /// (other bits). A decode pass for the cache (its decode phase) and for routing replay
     /// (row `j` takes the replay's next step but `j`); [`Self::rewind`] drops the rows not kept.
