@@ -14,7 +14,7 @@
 //! What streams: the routed experts (gate, up, down) of the MoE layers. The leading dense
 //! layers' FFN and the shared experts stay resident with the attention.
 
-use super::synth::{common_metadata, Chat, Init, Role, Shape, Specials, SynthArch, TensorSpec};
+use super::synth::{common_metadata, dense_lead_or_shared_moe_ffn, Chat, Role, Shape, Specials, SynthArch, TensorSpec};
 use super::SynthSpec;
 use crate::gguf::Value;
 
@@ -106,26 +106,7 @@ fn tensors(s: &Shape) -> Vec<TensorSpec> {
             ]);
         }
         v.push(t("post_attention_norm.weight", vec![s.n_embd], Role::Norm));
-        if l < g.dense_lead {
-            v.extend([
-                t("ffn_gate.weight", vec![s.n_embd, s.n_ff], Role::Weight),
-                t("ffn_up.weight", vec![s.n_embd, s.n_ff], Role::Weight),
-                t("ffn_down.weight", vec![s.n_ff, s.n_embd], Role::ResidualOut),
-            ]);
-        } else {
-            v.extend([
-                t("ffn_gate_inp.weight", vec![s.n_embd, s.n_expert], Role::Router),
-                // The selection bias: small against the sigmoid's spread, so that it moves the
-                // choice without deciding it.
-                t("exp_probs_b.bias", vec![s.n_expert], Role::F32(Init::Uniform(-0.05, 0.05))),
-                t("ffn_gate_exps.weight", vec![s.n_embd, s.n_ff_exp, s.n_expert], Role::ExpGate),
-                t("ffn_up_exps.weight", vec![s.n_embd, s.n_ff_exp, s.n_expert], Role::ExpUp),
-                t("ffn_down_exps.weight", vec![s.n_ff_exp, s.n_embd, s.n_expert], Role::ExpDown),
-                t("ffn_gate_shexp.weight", vec![s.n_embd, s.n_ff_shexp], Role::ShexpGate),
-                t("ffn_up_shexp.weight", vec![s.n_embd, s.n_ff_shexp], Role::ShexpUp),
-                t("ffn_down_shexp.weight", vec![s.n_ff_shexp, s.n_embd], Role::ShexpDown),
-            ]);
-        }
+        v.extend(dense_lead_or_shared_moe_ffn(s, l, g.dense_lead));
         if l >= trunk {
             v.extend([
                 t("nextn.eh_proj.weight", vec![2 * s.n_embd, s.n_embd], Role::Weight),

@@ -197,6 +197,33 @@ pub struct Extras {
     pub gpt_oss: bool,
 }
 
+/// The FFN tensors of block `l` of a file whose first `dense_lead` blocks are dense (glm4moe,
+/// bailingmoe2): a SwiGLU FFN there; else a router, its selection bias `exp_probs_b`, the routed
+/// experts and one shared expert, in the converters' order.
+pub fn dense_lead_or_shared_moe_ffn(s: &Shape, l: u32, dense_lead: u32) -> Vec<TensorSpec> {
+    let t =
+        |name: &str, dims: Vec<u64>, role| TensorSpec { name: format!("blk.{l}.{name}"), dims, role, layer: Some(l) };
+    if l < dense_lead {
+        return vec![
+            t("ffn_gate.weight", vec![s.n_embd, s.n_ff], Role::Weight),
+            t("ffn_up.weight", vec![s.n_embd, s.n_ff], Role::Weight),
+            t("ffn_down.weight", vec![s.n_ff, s.n_embd], Role::ResidualOut),
+        ];
+    }
+    vec![
+        t("ffn_gate_inp.weight", vec![s.n_embd, s.n_expert], Role::Router),
+        // The selection bias: small against the sigmoid's spread, so that it moves the choice
+        // without deciding it.
+        t("exp_probs_b.bias", vec![s.n_expert], Role::F32(Init::Uniform(-0.05, 0.05))),
+        t("ffn_gate_exps.weight", vec![s.n_embd, s.n_ff_exp, s.n_expert], Role::ExpGate),
+        t("ffn_up_exps.weight", vec![s.n_embd, s.n_ff_exp, s.n_expert], Role::ExpUp),
+        t("ffn_down_exps.weight", vec![s.n_ff_exp, s.n_embd, s.n_expert], Role::ExpDown),
+        t("ffn_gate_shexp.weight", vec![s.n_embd, s.n_ff_shexp], Role::ShexpGate),
+        t("ffn_up_shexp.weight", vec![s.n_embd, s.n_ff_shexp], Role::ShexpUp),
+        t("ffn_down_shexp.weight", vec![s.n_ff_shexp, s.n_embd], Role::ShexpDown),
+    ]
+}
+
 /// Every tensor of a MoE transformer of shape `s` with the layer extras `x`.
 pub fn moe_tensors(s: &Shape, x: Extras) -> Vec<TensorSpec> {
     let q = s.n_head * s.head_dim;
