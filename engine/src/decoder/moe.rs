@@ -225,8 +225,10 @@ impl Model {
                 let rows: Vec<i32> = routes.iter().map(|&(t, _)| t as i32).collect();
                 let slots: Vec<i32> = routes.iter().map(|&(t, j)| (t * k + j) as i32).collect();
                 let sl = input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&slots))?;
-                // (Inputs must be used by the graph, or they get no memory.)
-                let xe = if n == 1 {
+                // (Inputs must be used by the graph, or they get no memory.) One row routed once
+                // is the whole input; `--drop-cold-experts` can route a row to one expert twice
+                // (a dropped routing names the row's first expert, weight 0): gathered then.
+                let xe = if n == 1 && m == 1 {
                     h
                 } else {
                     ctx.get_rows(h, input(ctx, GgmlType::I32, &[m as i64], inputs, i32_bytes(&rows))?)?
