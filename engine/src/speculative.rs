@@ -15,15 +15,18 @@
 //!
 //! The skip rule ([`SkipRule`]): the acceptance per drafted position is measured on every
 //! draft, verified or not (a draft the rule skipped is compared with the tokens plain decode
-//! then produces: a free measurement), the seconds of a plain step and the extra seconds per
-//! drafted row of a verify pass on the passes run. A draft of length L is expected to yield
-//! E(L) = 1 + a + … + a^L tokens for 1 + L·δ/t₁ plain steps' time; the rule verifies the
-//! prefix of the draft that maximises that ratio, or none when no prefix beats 1. Until δ is
-//! measured it verifies one drafted token (the cheapest pass that measures it), and only once
-//! the skipped drafts have shown some acceptance; afterwards a draft it would skip is still
-//! verified now and then (after 64 skips, then 128, … up to 1024), one token of it, to follow δ
-//! as the cache's hit rate moves. δ per row is taken as linear in the rows: a union of experts
-//! grows slower than its rows, so a wider pass costs at most that (the rule errs on skipping).
+//! then produces: a free measurement), the seconds of a plain step (t₁) and, per width, the
+//! extra seconds of a verify pass of L drafted rows over a plain step (δ(L)) on the passes run.
+//! A draft of length L is expected to yield E(L) = 1 + a + … + a^L tokens for 1 + δ(L)/t₁
+//! plain steps' time; the rule verifies the prefix of the draft that maximises that ratio, or
+//! none when no prefix beats 1. A width not measured yet is costed from the nearest measured
+//! one, linearly in the rows (from a narrower one that overstates: a union of experts grows
+//! slower than its rows, so the rule errs on skipping). Until some δ is measured it verifies
+//! one drafted token (the cheapest pass that measures one), and only once the skipped drafts
+//! have shown some acceptance; afterwards a draft it would skip is still verified now and then
+//! (after 64 skips, then 128, … up to 1024), to follow δ as the cache's hit rate moves: at the
+//! width that could pay best if its rows cost no more than the narrower widths measured (the
+//! least a wider pass can cost), so a width that a linear guess wrote off gets measured.
 
 use std::path::Path;
 
@@ -148,8 +151,8 @@ pub struct SkipRule {
     a: Ema,
     /// Seconds of a plain step.
     t1: Ema,
-    /// Extra seconds per drafted row of a verify pass, over a plain step.
-    delta: Ema,
+    /// Extra seconds of a verify pass over a plain step, by drafted rows (`[L - 1]`).
+    delta: [Ema; MAX_DRAFT as usize],
     /// Drafts skipped since the last verify pass, and after how many the next one is verified
     /// anyway (to measure δ again: the cache's hit rate moves it).
     since_probe: u64,
@@ -170,31 +173,54 @@ impl SkipRule {
         (0..=len).map(|j| a.powi(j as i32)).sum()
     }
 
+    /// The extra seconds of a verify pass of `l` drafted rows over a plain step: measured at
+    /// that width, else scaled linearly in the rows from the nearest narrower width measured
+    /// (an overstatement), else from the nearest wider one; `None` before any is measured.
+    fn delta_of(&self, l: usize) -> Option<f64> {
+        let at = |j: usize| self.delta[j - 1].get().map(|d| d.max(0.0) * l as f64 / j as f64);
+        let max = self.delta.len();
+        at(l).or_else(|| (1..l).rev().find_map(at)).or_else(|| (l + 1..=max).find_map(at))
+    }
+
+    /// The least a pass of `l` drafted rows can cost over a plain step: what the narrower
+    /// widths measured cost (a union never shrinks as rows are added); 0 for one row.
+    fn delta_floor(&self, l: usize) -> f64 {
+        (1..l).filter_map(|j| self.delta[j - 1].get()).fold(0.0, f64::max)
+    }
+
     /// How many of the `available` drafted tokens to verify (0: run a plain step).
     pub fn plan(&mut self, available: usize) -> usize {
         let (Some(a), Some(t1)) = (self.a.get(), self.t1.get()) else { return 0 };
+        let available = available.min(self.delta.len());
         if available == 0 || self.a.n < RULE_MIN_POSITIONS || t1 <= 0.0 {
             return 0;
         }
-        // Unmeasured δ: the cheapest pass that measures it (one drafted token), if any draft
-        // could pay at all.
-        let Some(delta) = self.delta.get() else { return usize::from(a > 0.0) };
-        let per_row = delta.max(0.0) / t1;
-        let gain = |l: usize| Self::expected_tokens(a, l) / (1.0 + l as f64 * per_row);
-        let best = (1..=available).max_by(|&x, &y| gain(x).total_cmp(&gain(y))).expect("available > 0");
-        if gain(best) > 1.0 {
+        // No width measured: the cheapest pass that measures one (one drafted token), if any
+        // draft could pay at all.
+        if self.delta_of(1).is_none() {
+            return usize::from(a > 0.0);
+        }
+        let best_of = |cost: &dyn Fn(usize) -> f64| {
+            let gain = |l: usize| Self::expected_tokens(a, l) / (1.0 + cost(l) / t1);
+            let best = (1..=available).max_by(|&x, &y| gain(x).total_cmp(&gain(y))).expect("available > 0");
+            (best, gain(best))
+        };
+        let (best, gain) = best_of(&|l| self.delta_of(l).expect("some width measured"));
+        if gain > 1.0 {
             self.since_probe = 0;
             return best;
         }
-        // Would it pay with free rows? Then verify now and then, to measure δ again.
+        // Could some width pay at the least it can cost? Then verify it now and then, to
+        // measure it (again: the cache's hit rate moves δ).
         self.since_probe += 1;
         if self.probe_every == 0 {
             self.probe_every = RULE_PROBE_FIRST;
         }
-        if Self::expected_tokens(a, 1) > 1.0 && self.since_probe >= self.probe_every {
+        let (probe, could) = best_of(&|l| self.delta_floor(l));
+        if could > 1.0 && self.since_probe >= self.probe_every {
             self.since_probe = 0;
             self.probe_every = (self.probe_every * 2).min(RULE_PROBE_MAX);
-            return 1;
+            return probe;
         }
         0
     }
@@ -216,8 +242,8 @@ impl SkipRule {
 
     /// A verify pass of `rows` rows took `secs`.
     pub fn verify_pass(&mut self, secs: f64, rows: usize) {
-        if let (Some(t1), true) = (self.t1.get(), rows > 1) {
-            self.delta.add((secs - t1) / (rows - 1) as f64, 8);
+        if let (Some(t1), Some(d)) = (self.t1.get(), rows.checked_sub(2).and_then(|l| self.delta.get_mut(l))) {
+            d.add(secs - t1, 8);
         }
     }
 
@@ -554,6 +580,28 @@ mod tests {
         assert_eq!(r.plan(3), 0);
         let probes = (0..2000).filter(|_| r.plan(3) > 0).count();
         assert!((1..=6).contains(&probes), "{probes} probes in 2000 skipped drafts");
+    }
+
+    /// A 2-row pass that cost two plain steps writes off every width by a linear guess; the
+    /// probe measures the widest (it could pay at the least it can cost), and the rule then
+    /// verifies at that width, which pays, while the narrower ones still do not.
+    #[test]
+    fn the_rule_measures_each_width_it_goes_by() {
+        let mut r = SkipRule::default();
+        r.plain_step(1.0);
+        for _ in 0..8 {
+            r.outcome(3, 3); // a = 1
+        }
+        r.verify_pass(2.0, 2); // δ(1) = 1: 2 tokens for 2 steps
+        let plans: Vec<usize> = (0..64).map(|_| r.plan(3)).collect();
+        assert!(plans[..63].iter().all(|&p| p == 0), "a linear guess from δ(1) pays nowhere: {plans:?}");
+        assert_eq!(plans[63], 3, "the probe: the widest, which could pay 4 tokens for 2 steps");
+        r.verify_pass(3.3, 4); // δ(3) = 2.3: 4 tokens for 3.3 steps
+        assert_eq!(r.plan(3), 3);
+        assert_eq!(r.plan(2), 0, "δ(2) from the narrower δ(1): 3 tokens for 3 steps");
+        // A width measured directly replaces its guess.
+        r.verify_pass(1.5, 3); // δ(2) = 0.5
+        assert_eq!(r.plan(2), 2);
     }
 
     #[test]
