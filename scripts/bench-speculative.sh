@@ -22,7 +22,9 @@
 # compared, 128), TRACE (a route_trace v1 for the replayed quality and drop cells,
 # ../shared/traces/qwen3-30b-a3b.route.csv; "" to skip), TRACE_K (its top-k, 6),
 # REPLAY_PROTOCOL (1: a second protocol run under the trace: plain, the drop cells, and drafting
-# at --draft N for N in REPLAY_DRAFTS ("3"), every A of ACCEPT, skip rule off and on).
+# at --draft N for N in REPLAY_DRAFTS ("3"), every A of REPLAY_ACCEPT (ACCEPT), skip rule off,
+# and on for every A of SKIP_ACCEPT), SKIP_ACCEPT (the acceptances that also get a skip-rule
+# cell, ACCEPT; "" for none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:?model}
@@ -47,6 +49,8 @@ trace=${TRACE-../shared/traces/qwen3-30b-a3b.route.csv}
 trace_k=${TRACE_K:-6}
 replay_protocol=${REPLAY_PROTOCOL:-1}
 replay_drafts=${REPLAY_DRAFTS:-3}
+replay_accept=${REPLAY_ACCEPT:-$accept}
+skip_accept=${SKIP_ACCEPT-$accept}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ram_args=()
@@ -77,7 +81,7 @@ for d in $drafts; do
   done
 done
 for d in $drafts; do
-  for a in $accept; do
+  for a in $skip_accept; do
     p=$(python3 -c "print(round(1 - $a / 100, 4))")
     cells+=(--cell "d$d-a$a-skip=--draft-replay $out/plain.tokens --draft $d --draft-corrupt $p --draft-skip on")
   done
@@ -126,9 +130,12 @@ if [ -n "$trace" ] && [ -f "$trace" ]; then
     pcells=(--cell "plain=")
     for f in $drops; do pcells+=(--cell "drop-$f=--drop-cold-experts $f"); done
     for d in $replay_drafts; do
-      for a in $accept; do
+      for a in $replay_accept; do
         p=$(python3 -c "print(round(1 - $a / 100, 4))")
         pcells+=(--cell "d$d-a$a=--draft-replay $out/replay.tokens --draft $d --draft-corrupt $p --draft-skip off")
+      done
+      for a in $skip_accept; do
+        p=$(python3 -c "print(round(1 - $a / 100, 4))")
         pcells+=(--cell "d$d-a$a-skip=--draft-replay $out/replay.tokens --draft $d --draft-corrupt $p --draft-skip on")
       done
     done
@@ -141,10 +148,11 @@ if [ -n "$trace" ] && [ -f "$trace" ]; then
 fi
 
 # 4. The tables.
-python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" "$replay_drafts" <<'PY' | tee "$out/speculative.md"
+python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" "$replay_drafts" "$replay_accept" "$skip_accept" <<'PY' | tee "$out/speculative.md"
 import glob, json, os, re, statistics, sys
-out, drafts, accept, drops, ks, ahead, argv, rdrafts = sys.argv[1:9]
+out, drafts, accept, drops, ks, ahead, argv, rdrafts, raccept, saccept = sys.argv[1:11]
 rdrafts = rdrafts.split()
+raccept, saccept = [int(a) for a in raccept.split()], {int(a) for a in saccept.split()}
 drafts, accept = drafts.split(), [int(a) for a in accept.split()]
 drops, ks, ahead = drops.split(), ks.split(), ahead.split()
 
@@ -189,7 +197,7 @@ for line in summary.splitlines()[2:7]:
 print(f"- {fio.group(0) if fio else 'disk reference: none (fio not run)'}\n")
 print(f"plain (the lossless best cell: overlap on, auto budget): {f(base, 3)} tok/s, {f(mib_tok(plain), 1)} MiB/token\n")
 
-def drafting(folder, ref, ds, title):
+def drafting(folder, ref, ds, title, accept):
     base = med(ref, "tok/s")
     print(title + "\n")
     print("| --draft | A (nominal) % | skip rule | acceptance % | tokens / verify pass | verify passes / plain steps | tok/s | × plain | MiB/token | MiB per token of the verify passes | text = plain |")
@@ -199,6 +207,8 @@ def drafting(folder, ref, ds, title):
         for skip in ("off", "on"):
             pts = []
             for a in accept:
+                if skip == "on" and a not in saccept:
+                    continue
                 rs = runs(folder, f"d{d}-a{a}" + ("-skip" if skip == "on" else ""))
                 t = med(rs, "tok/s")
                 x = t / base if t and base else None
@@ -227,7 +237,7 @@ def drafting(folder, ref, ds, title):
             print(f"| {d} | {skip} | {f(be, 1) if isinstance(be, float) else (be or '–')} | {f(lo, 3)} |")
     print()
 
-drafting(P, plain, drafts, "Drafting at a known acceptance (drafts replayed from the plain run's own tokens, each corrupted with probability 1 − A):")
+drafting(P, plain, drafts, "Drafting at a known acceptance (drafts replayed from the plain run's own tokens, each corrupted with probability 1 − A):", accept)
 
 def quality(path):
     q = {}
@@ -266,7 +276,7 @@ if qr:
         print(f"| {name} | {f(med(rs, 'drop_pct'), 1)} | {f(statistics.median(av) if av else None, 1)} | {f(t, 3)} | {f(t / rbase if t and rbase else None, 3)} | {f(mib_tok(rs), 1)} | {f(qq.get('top1_pct'), 1)} | {f(qq.get('mean_kl'), 5)} | {f(qq.get('drop_pct'), 1)} |")
     print()
     if glob.glob(f"{R}/cells/d*-a*"):
-        drafting(R, rplain, rdrafts, "Drafting under the replayed trace (each verify pass's rows route as the trace's consecutive decode steps: real text's union of experts; drafts: the replayed run's own tokens):")
+        drafting(R, rplain, rdrafts, "Drafting under the replayed trace (each verify pass's rows route as the trace's consecutive decode steps: real text's union of experts; drafts: the replayed run's own tokens):", raccept)
 flags = re.search(r"\nFlags and notes:\n(.*?)\n\n", summary, re.S)
 if flags:
     print("Protocol flags and notes:\n")
