@@ -24,7 +24,7 @@
 # REPLAY_PROTOCOL (1: a second protocol run under the trace: plain, the drop cells, and drafting
 # at --draft N for N in REPLAY_DRAFTS ("3"), every A of REPLAY_ACCEPT (ACCEPT), skip rule off,
 # and on for every A of SKIP_ACCEPT), SKIP_ACCEPT (the acceptances that also get a skip-rule
-# cell, ACCEPT; "" for none).
+# cell, ACCEPT; "" for none), TABLES_ONLY (1: only the tables, again, from an OUT already run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:?model}
@@ -57,6 +57,7 @@ ram_args=()
 [ -n "$ram" ] && ram_args=(--ram-gb "$ram")
 common=(-p "$prompt" -n "$n" --temp "$temp" --seed "$seed" --ignore-eos -t "$threads" -c "$ctx")
 
+if [ "${TABLES_ONLY:-0}" != 1 ]; then
 # 1. The plain run's tokens: the drafts of the replay cells (its own output, so acceptance 100 %).
 echo "bench-speculative: the plain run's tokens -> $out/plain.tokens" >&2
 "$bin/bmoe" run -m "$model" "${common[@]}" --tokens-out "$out/plain.tokens" > "$out/plain-tokens.txt" 2> "$out/plain-tokens.log"
@@ -147,6 +148,8 @@ if [ -n "$trace" ] && [ -f "$trace" ]; then
   fi
 fi
 
+fi
+
 # 4. The tables.
 python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" "$replay_drafts" "$replay_accept" "$skip_accept" <<'PY' | tee "$out/speculative.md"
 import glob, json, os, re, statistics, sys
@@ -206,9 +209,7 @@ def drafting(folder, ref, ds, title, accept):
     for d in ds:
         for skip in ("off", "on"):
             pts = []
-            for a in accept:
-                if skip == "on" and a not in saccept:
-                    continue
+            for a in (accept if skip == "off" else sorted(saccept, reverse=True)):
                 rs = runs(folder, f"d{d}-a{a}" + ("-skip" if skip == "on" else ""))
                 t = med(rs, "tok/s")
                 x = t / base if t and base else None
