@@ -56,6 +56,8 @@ out=$(cd "$out" && pwd)
 ram_args=()
 [ -n "$ram" ] && ram_args=(--ram-gb "$ram")
 common=(-p "$prompt" -n "$n" --temp "$temp" --seed "$seed" --ignore-eos -t "$threads" -c "$ctx")
+# The corruption probability of a nominal acceptance A %: 1 − A/100.
+corrupt_of() { python3 -c "print(round(1 - $1 / 100, 4))"; }
 
 if [ "${TABLES_ONLY:-0}" != 1 ]; then
 # 1. The plain run's tokens: the drafts of the replay cells (its own output, so acceptance 100 %).
@@ -77,13 +79,13 @@ done
 cells=(--cell "plain=")
 for d in $drafts; do
   for a in $accept; do
-    p=$(python3 -c "print(round(1 - $a / 100, 4))")
+    p=$(corrupt_of "$a")
     cells+=(--cell "d$d-a$a=--draft-replay $out/plain.tokens --draft $d --draft-corrupt $p --draft-skip off")
   done
 done
 for d in $drafts; do
   for a in $skip_accept; do
-    p=$(python3 -c "print(round(1 - $a / 100, 4))")
+    p=$(corrupt_of "$a")
     cells+=(--cell "d$d-a$a-skip=--draft-replay $out/plain.tokens --draft $d --draft-corrupt $p --draft-skip on")
   done
 done
@@ -132,11 +134,11 @@ if [ -n "$trace" ] && [ -f "$trace" ]; then
     for f in $drops; do pcells+=(--cell "drop-$f=--drop-cold-experts $f"); done
     for d in $replay_drafts; do
       for a in $replay_accept; do
-        p=$(python3 -c "print(round(1 - $a / 100, 4))")
+        p=$(corrupt_of "$a")
         pcells+=(--cell "d$d-a$a=--draft-replay $out/replay.tokens --draft $d --draft-corrupt $p --draft-skip off")
       done
       for a in $skip_accept; do
-        p=$(python3 -c "print(round(1 - $a / 100, 4))")
+        p=$(corrupt_of "$a")
         pcells+=(--cell "d$d-a$a-skip=--draft-replay $out/replay.tokens --draft $d --draft-corrupt $p --draft-skip on")
       done
     done
