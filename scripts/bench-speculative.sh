@@ -115,16 +115,20 @@ qcells=()
 for f in $drops; do qcells+=(--cell "drop-$f=--drop-cold-experts $f"); done
 for k in $ks; do qcells+=(--cell "k$k=--n-expert-used $k"); done
 for l in $ahead; do qcells+=(--cell "ahead-$l=--route-ahead $l"); done
-echo "bench-speculative: quality at --cache-mb $budget" >&2
-"$bin/bmoe-bench" quality -m "$model" -n "$quality_n" -c "$ctx" --run-args "-t $threads --cache-mb $budget" \
-  "${qcells[@]}" --json "$out/quality.jsonl" > "$out/quality.md"
+if [ ${#qcells[@]} -gt 0 ]; then
+  echo "bench-speculative: quality at --cache-mb $budget" >&2
+  "$bin/bmoe-bench" quality -m "$model" -n "$quality_n" -c "$ctx" --run-args "-t $threads --cache-mb $budget" \
+    "${qcells[@]}" --json "$out/quality.jsonl" > "$out/quality.md"
+fi
 if [ -n "$trace" ] && [ -f "$trace" ]; then
   rcells=()
   for f in $drops; do rcells+=(--cell "drop-$f=--drop-cold-experts $f"); done
-  echo "bench-speculative: quality on the replayed trace $trace" >&2
-  "$bin/bmoe-bench" quality -m "$model" -n "$quality_n" -c "$ctx" \
-    --run-args "-t $threads --cache-mb $budget --route-replay $trace --n-expert-used $trace_k" \
-    "${rcells[@]}" --json "$out/quality-replay.jsonl" > "$out/quality-replay.md"
+  if [ ${#rcells[@]} -gt 0 ]; then
+    echo "bench-speculative: quality on the replayed trace $trace" >&2
+    "$bin/bmoe-bench" quality -m "$model" -n "$quality_n" -c "$ctx" \
+      --run-args "-t $threads --cache-mb $budget --route-replay $trace --n-expert-used $trace_k" \
+      "${rcells[@]}" --json "$out/quality-replay.jsonl" > "$out/quality-replay.md"
+  fi
   if [ "$replay_protocol" = 1 ]; then
     # Drafting under the trace: each verify pass's rows route as the trace's consecutive decode
     # steps, so its union of experts is real text's (the drafts: this run's own tokens).
@@ -252,18 +256,19 @@ def quality(path):
     return q
 
 q = quality(f"{out}/quality.jsonl")
-print("Lossy knobs (speed in the same protocol run; quality teacher-forced on a fixed sequence against the lossless run at the plain cell's budget):\n")
-print("| cell | drop % (speed run) | router weight dropped % | reads avoided MiB/token | route-ahead mismatch % | tok/s | × plain | MiB/token | top-1 agree % | mean KL | drop % (quality run) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
-for name in [f"drop-{x}" for x in drops] + [f"k{x}" for x in ks] + [f"ahead-{x}" for x in ahead]:
-    rs = runs(P, name)
-    t = med(rs, "tok/s")
-    av = [r["drop_reads_avoided_MiB"] / max(r["tokens"] - 1, 1) for r in rs if isinstance(r.get("drop_reads_avoided_MiB"), (int, float))]
-    qq = q.get(name, {})
-    print(f"| {name} | {f(med(rs, 'drop_pct'), 1)} | {f(med(rs, 'drop_weight_discarded_pct'), 2)} | {f(statistics.median(av) if av else None, 1)} | {f(med(rs, 'route_ahead_mismatch_pct'), 1)} | {f(t, 3)} | {f(t / base if t and base else None, 3)} | {f(mib_tok(rs), 1)} | {f(qq.get('top1_pct'), 1)} | {f(qq.get('mean_kl'), 5)} | {f(qq.get('drop_pct'), 1)} |")
-print()
+if drops or ks or ahead:
+    print("Lossy knobs (speed in the same protocol run; quality teacher-forced on a fixed sequence against the lossless run at the plain cell's budget):\n")
+    print("| cell | drop % (speed run) | router weight dropped % | reads avoided MiB/token | route-ahead mismatch % | tok/s | × plain | MiB/token | top-1 agree % | mean KL | drop % (quality run) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in [f"drop-{x}" for x in drops] + [f"k{x}" for x in ks] + [f"ahead-{x}" for x in ahead]:
+        rs = runs(P, name)
+        t = med(rs, "tok/s")
+        av = [r["drop_reads_avoided_MiB"] / max(r["tokens"] - 1, 1) for r in rs if isinstance(r.get("drop_reads_avoided_MiB"), (int, float))]
+        qq = q.get(name, {})
+        print(f"| {name} | {f(med(rs, 'drop_pct'), 1)} | {f(med(rs, 'drop_weight_discarded_pct'), 2)} | {f(statistics.median(av) if av else None, 1)} | {f(med(rs, 'route_ahead_mismatch_pct'), 1)} | {f(t, 3)} | {f(t / base if t and base else None, 3)} | {f(mib_tok(rs), 1)} | {f(qq.get('top1_pct'), 1)} | {f(qq.get('mean_kl'), 5)} | {f(qq.get('drop_pct'), 1)} |")
+    print()
 qr = quality(f"{out}/quality-replay.jsonl")
-if qr:
+if qr or os.path.isdir(f"{out}/protocol-replay/cells"):
     R = f"{out}/protocol-replay"
     rplain = runs(R, "plain")
     rbase = med(rplain, "tok/s")
@@ -285,5 +290,6 @@ if flags:
     print("Protocol flags and notes:\n")
     print(flags.group(1))
     print()
-print(f"Raw: {P}/summary.md, {out}/quality.md" + (f", {out}/quality-replay.md, {out}/protocol-replay/summary.md" if qr else ""))
+raw = [f"{P}/summary.md"] + [p for p in (f"{out}/quality.md", f"{out}/quality-replay.md", f"{out}/protocol-replay/summary.md") if os.path.exists(p)]
+print("Raw: " + ", ".join(raw))
 PY
