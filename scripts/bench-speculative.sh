@@ -23,8 +23,9 @@
 # ../shared/traces/qwen3-30b-a3b.route.csv; "" to skip), TRACE_K (its top-k, 6),
 # REPLAY_PROTOCOL (1: a second protocol run under the trace: plain, the drop cells, and drafting
 # at --draft N for N in REPLAY_DRAFTS ("3"), every A of REPLAY_ACCEPT (ACCEPT), skip rule off,
-# and on for every A of SKIP_ACCEPT), SKIP_ACCEPT (the acceptances that also get a skip-rule
-# cell, ACCEPT; "" for none), TABLES_ONLY (1: only the tables, again, from an OUT already run).
+# and on for every A of REPLAY_SKIP_ACCEPT (SKIP_ACCEPT)), SKIP_ACCEPT (the acceptances that also
+# get a skip-rule cell, ACCEPT; "" for none), TABLES_ONLY (1: only the tables, again, from an OUT
+# already run). DROPS, KS and AHEAD set empty ("") run none of their cells.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:?model}
@@ -40,9 +41,9 @@ ctx=${CTX:-512}
 prompt=${PROMPT:-Mixture-of-experts models route each token to a few experts, so}
 drafts=${DRAFTS:-1 3 5}
 accept=${ACCEPT:-100 80 60 40 20}
-drops=${DROPS:-0.25 0.5 0.75 1.0}
-ks=${KS:-6 4}
-ahead=${AHEAD:-1 2}
+drops=${DROPS-0.25 0.5 0.75 1.0}
+ks=${KS-6 4}
+ahead=${AHEAD-1 2}
 fio_s=${FIO_S:-10}
 quality_n=${QUALITY_N:-128}
 trace=${TRACE-../shared/traces/qwen3-30b-a3b.route.csv}
@@ -51,6 +52,7 @@ replay_protocol=${REPLAY_PROTOCOL:-1}
 replay_drafts=${REPLAY_DRAFTS:-3}
 replay_accept=${REPLAY_ACCEPT:-$accept}
 skip_accept=${SKIP_ACCEPT-$accept}
+replay_skip_accept=${REPLAY_SKIP_ACCEPT-$skip_accept}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ram_args=()
@@ -141,7 +143,7 @@ if [ -n "$trace" ] && [ -f "$trace" ]; then
         p=$(corrupt_of "$a")
         pcells+=(--cell "d$d-a$a=--draft-replay $out/replay.tokens --draft $d --draft-corrupt $p --draft-skip off")
       done
-      for a in $skip_accept; do
+      for a in $replay_skip_accept; do
         p=$(corrupt_of "$a")
         pcells+=(--cell "d$d-a$a-skip=--draft-replay $out/replay.tokens --draft $d --draft-corrupt $p --draft-skip on")
       done
@@ -157,11 +159,11 @@ fi
 fi
 
 # 4. The tables.
-python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" "$replay_drafts" "$replay_accept" "$skip_accept" <<'PY' | tee "$out/speculative.md"
+python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" "$replay_drafts" "$replay_accept" "$skip_accept" "$replay_skip_accept" <<'PY' | tee "$out/speculative.md"
 import glob, json, os, re, statistics, sys
-out, drafts, accept, drops, ks, ahead, argv, rdrafts, raccept, saccept = sys.argv[1:11]
+out, drafts, accept, drops, ks, ahead, argv, rdrafts, raccept, saccept, rsaccept = sys.argv[1:12]
 rdrafts = rdrafts.split()
-raccept, saccept = [int(a) for a in raccept.split()], {int(a) for a in saccept.split()}
+raccept, saccept, rsaccept = [int(a) for a in raccept.split()], {int(a) for a in saccept.split()}, {int(a) for a in rsaccept.split()}
 drafts, accept = drafts.split(), [int(a) for a in accept.split()]
 drops, ks, ahead = drops.split(), ks.split(), ahead.split()
 
@@ -206,7 +208,7 @@ for line in summary.splitlines()[2:7]:
 print(f"- {fio.group(0) if fio else 'disk reference: none (fio not run)'}\n")
 print(f"plain (the lossless best cell: overlap on, auto budget): {f(base, 3)} tok/s, {f(mib_tok(plain), 1)} MiB/token\n")
 
-def drafting(folder, ref, ds, title, accept):
+def drafting(folder, ref, ds, title, accept, saccept):
     base = med(ref, "tok/s")
     print(title + "\n")
     print("| --draft | A (nominal) % | skip rule | acceptance % | tokens / verify pass | verify passes / plain steps | tok/s | × plain | MiB/token | MiB per token of the verify passes | text = plain |")
@@ -244,7 +246,7 @@ def drafting(folder, ref, ds, title, accept):
             print(f"| {d} | {skip} | {f(be, 1) if isinstance(be, float) else (be or '–')} | {f(lo, 3)} |")
     print()
 
-drafting(P, plain, drafts, "Drafting at a known acceptance (drafts replayed from the plain run's own tokens, each corrupted with probability 1 − A):", accept)
+drafting(P, plain, drafts, "Drafting at a known acceptance (drafts replayed from the plain run's own tokens, each corrupted with probability 1 − A):", accept, saccept)
 
 def quality(path):
     q = {}
@@ -284,7 +286,7 @@ if qr or os.path.isdir(f"{out}/protocol-replay/cells"):
         print(f"| {name} | {f(med(rs, 'drop_pct'), 1)} | {f(statistics.median(av) if av else None, 1)} | {f(t, 3)} | {f(t / rbase if t and rbase else None, 3)} | {f(mib_tok(rs), 1)} | {f(qq.get('top1_pct'), 1)} | {f(qq.get('mean_kl'), 5)} | {f(qq.get('drop_pct'), 1)} |")
     print()
     if glob.glob(f"{R}/cells/d*-a*"):
-        drafting(R, rplain, rdrafts, "Drafting under the replayed trace (each verify pass's rows route as the trace's consecutive decode steps: real text's union of experts; drafts: the replayed run's own tokens):", raccept)
+        drafting(R, rplain, rdrafts, "Drafting under the replayed trace (each verify pass's rows route as the trace's consecutive decode steps: real text's union of experts; drafts: the replayed run's own tokens):", raccept, rsaccept)
 flags = re.search(r"\nFlags and notes:\n(.*?)\n\n", summary, re.S)
 if flags:
     print("Protocol flags and notes:\n")
