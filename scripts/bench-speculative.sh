@@ -23,7 +23,9 @@
 # ../shared/traces/qwen3-30b-a3b.route.csv; "" to skip), TRACE_K (its top-k, 6),
 # REPLAY_PROTOCOL (1: a second protocol run under the trace: plain, the drop cells, and drafting
 # at --draft N for N in REPLAY_DRAFTS ("3"), every A of REPLAY_ACCEPT (ACCEPT), skip rule off,
-# and on for every A of REPLAY_SKIP_ACCEPT (SKIP_ACCEPT)), SKIP_ACCEPT (the acceptances that also
+# and on for every A of REPLAY_SKIP_ACCEPT (SKIP_ACCEPT)), REPLAY_OVERLAP (that run's --overlap,
+# pipeline: under --route-replay the look-ahead predicts this random model's router, not the
+# trace's routing, so its reads are wasted: docs/speculative.md §7.1), SKIP_ACCEPT (the acceptances that also
 # get a skip-rule cell, ACCEPT; "" for none), TABLES_ONLY (1: only the tables, again, from an OUT
 # already run). DROPS, KS and AHEAD set empty ("") run none of their cells.
 set -euo pipefail
@@ -53,6 +55,7 @@ replay_drafts=${REPLAY_DRAFTS:-3}
 replay_accept=${REPLAY_ACCEPT:-$accept}
 skip_accept=${SKIP_ACCEPT-$accept}
 replay_skip_accept=${REPLAY_SKIP_ACCEPT-$skip_accept}
+replay_overlap=${REPLAY_OVERLAP:-pipeline}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ram_args=()
@@ -151,7 +154,7 @@ if [ -n "$trace" ] && [ -f "$trace" ]; then
     echo "bench-speculative: protocol under the replayed trace" >&2
     "$bin/bmoe-bench" protocol -m "$model" "${ram_args[@]}" --cells none "${pcells[@]}" --rounds "$rounds" -n "$n" \
       --temp "$temp" --seed "$seed" -p "$prompt" \
-      --run-args "-t $threads -c $ctx --route-replay $trace --n-expert-used $trace_k" --fio-seconds "$fio_s" \
+      --run-args "-t $threads -c $ctx --route-replay $trace --n-expert-used $trace_k --overlap $replay_overlap" --fio-seconds "$fio_s" \
       --bmoe "$bin/bmoe" --out "$out/protocol-replay" > /dev/null
   fi
 fi
@@ -159,9 +162,9 @@ fi
 fi
 
 # 4. The tables.
-python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" "$replay_drafts" "$replay_accept" "$skip_accept" "$replay_skip_accept" <<'PY' | tee "$out/speculative.md"
+python3 - "$out" "$drafts" "$accept" "$drops" "$ks" "$ahead" "$*" "$replay_drafts" "$replay_accept" "$skip_accept" "$replay_skip_accept" "$replay_overlap" <<'PY' | tee "$out/speculative.md"
 import glob, json, os, re, statistics, sys
-out, drafts, accept, drops, ks, ahead, argv, rdrafts, raccept, saccept, rsaccept = sys.argv[1:12]
+out, drafts, accept, drops, ks, ahead, argv, rdrafts, raccept, saccept, rsaccept, roverlap = sys.argv[1:13]
 rdrafts = rdrafts.split()
 raccept, saccept, rsaccept = [int(a) for a in raccept.split()], {int(a) for a in saccept.split()}, {int(a) for a in rsaccept.split()}
 drafts, accept = drafts.split(), [int(a) for a in accept.split()]
@@ -274,7 +277,7 @@ if qr or os.path.isdir(f"{out}/protocol-replay/cells"):
     R = f"{out}/protocol-replay"
     rplain = runs(R, "plain")
     rbase = med(rplain, "tok/s")
-    print("On the replayed real trace (every cell and the reference decode with its routing and weights):\n")
+    print(f"On the replayed real trace (every cell and the reference decode with its routing and weights; the speed run with `--overlap {roverlap}`):\n")
     print("| cell | drop % (speed run) | reads avoided MiB/token | tok/s | × plain | MiB/token | top-1 agree % | mean KL | drop % (quality run) |")
     print("|---|---|---|---|---|---|---|---|---|")
     print(f"| plain | – | – | {f(rbase, 3)} | 1.000 | {f(mib_tok(rplain), 1)} | 100.0 | 0.00000 | – |")
