@@ -21,11 +21,11 @@
 //! t₁ (δ(L)) on the passes run.
 //! A draft of length L is expected to yield E(L) = 1 + a + … + a^L tokens for 1 + δ(L)/t₁
 //! plain steps' time; the rule verifies the prefix of the draft that maximises that ratio, or
-//! none when no prefix beats 1. A width not measured yet is costed from the nearest measured
+//! none when no prefix beats 1.1 (`RULE_MARGIN`: a tenth over break-even). A width not measured yet is costed from the nearest measured
 //! one, linearly in the rows (from a narrower one that overstates: a union of experts grows
 //! slower than its rows, so the rule errs on skipping). Until some δ is measured it verifies
 //! one drafted token (the cheapest pass that measures one), and only once the skipped drafts
-//! have shown some acceptance; afterwards a draft it would skip is still verified now and then
+//! have shown an acceptance that could pay it; afterwards a draft it would skip is still verified now and then
 //! (after 64 skips, then 128, … up to 1024), to follow δ as the cache's hit rate moves: at the
 //! width that could pay best if its rows cost no more than the narrower widths measured (the
 //! least a wider pass can cost), so a width that a linear guess wrote off gets measured.
