@@ -23,10 +23,10 @@
 # ../shared/traces/qwen3-30b-a3b.route.csv; "" to skip), TRACE_K (its top-k, 6),
 # REPLAY_PROTOCOL (1: a second protocol run under the trace: plain, the drop cells, and drafting
 # at --draft N for N in REPLAY_DRAFTS ("3"), every A of REPLAY_ACCEPT (ACCEPT), skip rule off,
-# and on for every A of REPLAY_SKIP_ACCEPT (SKIP_ACCEPT)), REPLAY_OVERLAP (that run's --overlap,
-# pipeline: under --route-replay the look-ahead predicts this random model's router, not the
-# trace's routing, so its reads are wasted: docs/speculative.md §7.1), SKIP_ACCEPT (the acceptances that also
-# get a skip-rule cell, ACCEPT; "" for none), TABLES_ONLY (1: only the tables, again, from an OUT
+# and on for every A of REPLAY_SKIP_ACCEPT (SKIP_ACCEPT)), REPLAY_OVERLAP (that run's
+# --overlap, pipeline: under --route-replay the look-ahead predicts this random model's router,
+# not the trace's routing, so its reads are wasted: docs/speculative.md §7.1), SKIP_ACCEPT (the
+# acceptances that also get a skip-rule cell, ACCEPT; "" for none), TABLES_ONLY (1: only the tables, again, from an OUT
 # already run). DROPS, KS and AHEAD set empty ("") run none of their cells.
 set -euo pipefail
 cd "$(dirname "$0")/.."
