@@ -1,0 +1,2 @@
+void init_iq_shmem(uvec3 wgsize) {
+}
