@@ -235,7 +235,13 @@ impl Protocol {
         let mut before = window(&mut notes);
         let mut windows: Vec<f64> = before.into_iter().collect();
         for round in 0..self.rounds {
-            for (ci, cell) in self.cells.iter().enumerate() {
+            // ABBA: every other round runs the cells in reverse order, so that a disk that
+            // drifts (this one throttles within minutes) is not measured as a cell's difference.
+            let order: Vec<usize> = match round % 2 {
+                0 => (0..self.cells.len()).collect(),
+                _ => (0..self.cells.len()).rev().collect(),
+            };
+            for (ci, cell) in order.into_iter().map(|ci| (ci, &self.cells[ci])) {
                 eprintln!(
                     "bmoe-bench: [{}/{total}] round {} cell {} ({})",
                     runs.len() + 1,
@@ -625,7 +631,10 @@ impl Protocol {
         if let (Some(lo), Some(hi)) = (report::quantile(&mems, 0.0), report::quantile(&mems, 1.0)) {
             s += &format!("- MemAvailable at cell entry: {lo:.0}..{hi:.0} MiB\n");
         }
-        s += &format!("- rounds: {} (cells interleaved in each round)\n\n", self.rounds);
+        s += &format!(
+            "- rounds: {} (cells interleaved in each round, in reverse order every other round: ABBA)\n\n",
+            self.rounds
+        );
         s += &report::markdown_table(cells);
         s += "\nPrefill (medians; lower bound = max(expert MiB read ÷ median fio, compute s); a cell that does not report them takes the least of ours):\n\n";
         s += &report::prefill_table(cells);
