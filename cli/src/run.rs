@@ -345,6 +345,11 @@ pub struct Args {
     /// the traced model's on a model of its shape. Refused when layers, experts or top-k differ.
     #[arg(long, value_name = "TRACE")]
     route_replay: Option<PathBuf>,
+    /// Research knob for benchmarks (hidden): with --route-replay and look-ahead, look-ahead
+    /// predicts each decode step's next layer from the trace with PCT % of its experts right
+    /// (the others drawn at random), instead of from the model's router.
+    #[arg(long, value_name = "PCT", hide = true, value_parser = percent)]
+    route_replay_predict: Option<f64>,
     /// One JSON line per token on stderr (time split, bytes read, hits).
     #[arg(long)]
     progress: bool,
@@ -420,6 +425,7 @@ impl Args {
         let mut b = b
             .n_expert_used(self.n_expert_used)
             .route_replay(self.route_replay.clone())
+            .route_replay_prediction(self.route_replay_predict.map(|p| p / 100.0))
             .rpc(self.rpc.options()?)
             .speculative(self.spec_options()?)
             .drop_cold_experts(self.drop_cold_experts)
@@ -922,4 +928,12 @@ fn list_archs() -> String {
         llama_moe::ENCODERS.join(", ")
     );
     out
+}
+
+/// A percentage, 0 to 100.
+fn percent(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{s}`: a percentage from 0 to 100")),
+    }
 }

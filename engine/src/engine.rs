@@ -30,8 +30,6 @@ use crate::stream::budget::{self, CacheSize, Machine, Needs};
 use crate::stream::{StreamerOptions, StreamingExperts};
 use crate::telemetry::{StreamFigures, MIB};
 
-const GIB: f64 = (1u64 << 30) as f64;
-
 /// Which engine computes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EngineKind {
@@ -193,6 +191,7 @@ pub struct EngineBuilder {
     auto_ubatch: bool,
     n_expert_used: Option<u32>,
     route_replay: Option<PathBuf>,
+    replay_prediction: Option<f64>,
     spec: Option<SpecOptions>,
     drop_cold: Option<f32>,
     route_ahead: Option<u32>,
@@ -386,16 +385,18 @@ impl Report {
     /// The generic decoder's `mode:` line.
     fn generic_mode_line(&self, s: &StreamReport, g: &GenericReport) -> String {
         let raised = match (g.raised, g.map_capped, s.capped_from) {
-            (true, _, _) => format!(" (raised from {} to one token's top-{})", fmt_bytes(s.requested_bytes), s.k),
+            (true, _, _) => format!(
+                " (raised from {} to its floor: one micro-batch's routed experts, {} slots)",
+                fmt_bytes(s.requested_bytes),
+                g.floor_slots
+            ),
             (false, Some(slots), _) => {
                 format!(" (capped to {slots} slots: the overlays must stay under vm.max_map_count)")
             }
             (false, None, Some(asked)) => format!(" (capped from {}: every expert fits)", fmt_bytes(asked)),
             _ => String::new(),
         };
-        let ubatch = g.ubatch_lowered_from.map_or(String::new(), |from| {
-            format!(", ubatch {} (lowered from {from}: one layer's routed experts fit the cache)", g.ubatch)
-        });
+        let ubatch = format!(", ubatch {} (floor {} slots)", g.ubatch, g.floor_slots);
         let backing = match &g.in_place {
             None => "experts overlaid from a memfd pool".to_string(),
             Some(why) => format!(
@@ -404,7 +405,7 @@ impl Report {
         };
         format!(
             "mode: streaming (decoder generic: llama.cpp's graph, {backing}{}; backend {}{}, \
-             o_direct {}, lanes {}, fixed buffers {}, budget {}{}{raised}, policy {}, dense on llama.cpp's mapping, \
+             o_direct {}, lanes {}, fixed buffers {}, budget {}{}{raised}, policy {}, dense on llama.cpp's mapping{}, \
              overlap {}{ubatch}, threads {}{})",
             if g.poisoned { ", expert pages poisoned" } else { "" },
             s.backend,
@@ -415,6 +416,7 @@ impl Report {
             fmt_bytes(s.pool_bytes),
             if s.auto { " auto" } else { "" },
             s.policy,
+            if g.dense_unlocked.is_some() { " (not all locked in RAM: see the load line)" } else { " (locked in RAM)" },
             match (s.overlap.pipeline(), s.overlap.lookahead()) {
                 (false, false) => "off".to_string(),
                 (pipe, ahead) => format!(
@@ -441,10 +443,15 @@ impl Report {
     pub fn load_line(&self) -> String {
         let generic = match &self.mode {
             Mode::Streaming(StreamReport { generic: Some(g), .. }) => format!(
-                " (llama.cpp's load {:.2} s, reading {} of the model from storage (its mmap populate); \
-                 {} of expert pages released after it)",
+                " (llama.cpp's load {:.2} s, reading {} from storage for {} of dense tensors, {}; \
+                 {} of expert pages left unread)",
                 g.llama_load_s,
-                g.llama_read_bytes.map_or("an unmeasured amount".into(), |b| format!("{:.2} GiB", b as f64 / GIB)),
+                g.llama_read_bytes.map_or("an unmeasured amount".into(), fmt_bytes),
+                fmt_bytes(g.dense_bytes),
+                match &g.dense_unlocked {
+                    None => format!("{} locked in RAM", fmt_bytes(g.dense_locked_bytes)),
+                    Some(why) => format!("{} locked in RAM, the rest not ({why})", fmt_bytes(g.dense_locked_bytes)),
+                },
                 fmt_bytes(g.released_bytes),
             ),
             _ => String::new(),
@@ -728,6 +735,7 @@ impl Engine {
             auto_ubatch: false,
             n_expert_used: None,
             route_replay: None,
+            replay_prediction: None,
             spec: None,
             drop_cold: None,
             route_ahead: None,
@@ -804,6 +812,14 @@ impl EngineBuilder {
     /// Benchmark only (lossy): each decode step's experts and weights from this routing trace.
     pub fn route_replay(mut self, trace: Option<PathBuf>) -> Self {
         self.route_replay = trace;
+        self
+    }
+
+    /// Research knob for benchmarks, with [`Self::route_replay`] and look-ahead: look-ahead
+    /// predicts each decode step's next layer from the trace at this accuracy (0 to 1; see
+    /// [`RouteReplay::with_prediction`]) instead of from the model's router.
+    pub fn route_replay_prediction(mut self, accuracy: Option<f64>) -> Self {
+        self.replay_prediction = accuracy;
         self
     }
 
@@ -904,7 +920,23 @@ impl EngineBuilder {
     }
 
     /// The knobs that contradict each other or mean nothing, whatever the model.
+    /// `r` with look-ahead's predictions drawn at [`Self::route_replay_prediction`]'s accuracy.
+    fn with_prediction(&self, r: RouteReplay) -> Result<RouteReplay> {
+        match self.replay_prediction {
+            Some(p) => r.with_prediction(p),
+            None => Ok(r),
+        }
+    }
+
     fn check_knobs(&self) -> Result<()> {
+        if let Some(p) = self.replay_prediction {
+            if self.route_replay.is_none() || !self.stream.overlap.lookahead() || !(0.0..=1.0).contains(&p) {
+                return Err(Error::Invalid(format!(
+                    "a look-ahead accuracy of {p} draws look-ahead's predictions from a replayed trace: it needs \
+                     --route-replay, look-ahead on (--overlap full or lookahead) and an accuracy between 0 and 1"
+                )));
+            }
+        }
         if self.n_ctx == 0 {
             return Err(Error::Invalid("-c 0: the context must hold at least one token".into()));
         }
@@ -1098,7 +1130,7 @@ impl EngineBuilder {
             }
             if let Some(p) = &self.route_replay {
                 let t = RouteTrace::read(p)?;
-                let r = RouteReplay::from_trace(&t, &p.display().to_string())?;
+                let r = self.with_prediction(RouteReplay::from_trace(&t, &p.display().to_string())?)?;
                 let k = self.n_expert_used.unwrap_or(g.n_expert_used);
                 r.check(g.layers.len() as u32, n, k as usize)?;
                 generic_replay = Some(r);
@@ -1164,7 +1196,7 @@ impl EngineBuilder {
         let replay = match (&self.route_replay, kind) {
             (Some(p), EngineKind::Bmoe) if index.is_some() => {
                 let t = RouteTrace::read(p)?;
-                let r = RouteReplay::from_trace(&t, &p.display().to_string())?;
+                let r = self.with_prediction(RouteReplay::from_trace(&t, &p.display().to_string())?)?;
                 let sh = index.as_ref().expect("checked").shape();
                 r.check(sh.n_layer, sh.n_expert, self.n_expert_used.unwrap_or(sh.n_expert_used) as usize)?;
                 Some(r)
@@ -1789,6 +1821,10 @@ impl Engine {
     /// # Errors
     /// [`Error::Invalid`] when llama.cpp computes (it has no routing to record).
     pub fn record_routes(&mut self, on: bool) -> Result<()> {
+        if let Runner::Generic(g) = &mut self.runner {
+            g.record_routes(on);
+            return Ok(());
+        }
         self.decoder_mut(|d| {
             d.record(on);
             Ok(())
@@ -1798,6 +1834,9 @@ impl Engine {
 
     /// The routing recorded since [`Self::record_routes`].
     pub fn take_routes(&mut self) -> Vec<LayerRoute> {
+        if let Runner::Generic(g) = &mut self.runner {
+            return g.take_routes();
+        }
         self.decoder_mut(|d| Ok(d.take())).unwrap_or_default()
     }
 
@@ -1807,6 +1846,9 @@ impl Engine {
     /// # Errors
     /// [`Error::Invalid`] when llama.cpp computes.
     pub fn trace_header(&self, model: &str) -> Result<TraceHeader> {
+        if let Runner::Generic(g) = &self.runner {
+            return Ok(g.trace_header(model));
+        }
         let i =
             self.index.as_ref().filter(|_| !matches!(self.runner, Runner::Llama(_))).ok_or_else(|| {
                 Error::Invalid("--route-trace records our decoder's routing: use --engine bmoe".into())

@@ -94,18 +94,17 @@ impl Model {
         Self::load(path, false, false)
     }
 
-    /// [`Self::mmap_plain_kernels`], telling `progress` llama.cpp's load progress (0 to 1), with
-    /// the file's integer metadata `overrides` (`(key, value)`, e.g. `qwen3moe.expert_used_count`)
-    /// in place of its own.
+    /// [`Self::mmap_plain_kernels`] with every routed-expert tensor lazy (the vendored
+    /// llama.cpp's `LLAMA_LAZY_MODE_EXPERTS`, bmoe's patch): the load reads only the dense
+    /// tensors, the expert tensors stay on the mapping unread (no populate, no read-ahead advice)
+    /// for the generic decoder to supply. Tells `progress` llama.cpp's load progress (0 to 1),
+    /// with the file's integer metadata `overrides` (`(key, value)`, e.g.
+    /// `qwen3moe.expert_used_count`) in place of its own.
     ///
     /// # Errors
     /// [`Error::Load`]; [`Error::Call`] for a key longer than llama.cpp takes (127 bytes).
-    pub fn mmap_plain_kernels_with(
-        path: &Path,
-        overrides: &[(String, i64)],
-        progress: &mut dyn FnMut(f32),
-    ) -> Result<Self> {
-        Self::load_with(path, false, false, overrides, Some(progress))
+    pub fn mmap_lazy_experts(path: &Path, overrides: &[(String, i64)], progress: &mut dyn FnMut(f32)) -> Result<Self> {
+        Self::load_with(path, false, false, overrides, Some(progress), sys::LLAMA_LAZY_MODE_EXPERTS)
     }
 
     /// [`Self::mmap`] (with `extra_bufts`) or [`Self::mmap_plain_kernels`] (without), with the
@@ -114,11 +113,11 @@ impl Model {
     /// # Errors
     /// As [`Self::mmap_plain_kernels_with`].
     pub fn mmap_overriding(path: &Path, extra_bufts: bool, overrides: &[(String, i64)]) -> Result<Self> {
-        Self::load_with(path, false, extra_bufts, overrides, None)
+        Self::load_with(path, false, extra_bufts, overrides, None, sys::LLAMA_LAZY_MODE_AUTO)
     }
 
     fn load(path: &Path, vocab_only: bool, extra_bufts: bool) -> Result<Self> {
-        Self::load_with(path, vocab_only, extra_bufts, &[], None)
+        Self::load_with(path, vocab_only, extra_bufts, &[], None, sys::LLAMA_LAZY_MODE_AUTO)
     }
 
     fn load_with(
@@ -127,6 +126,7 @@ impl Model {
         extra_bufts: bool,
         overrides: &[(String, i64)],
         mut progress: Option<&mut dyn FnMut(f32)>,
+        lazy_mode: sys::llama_lazy_mode,
     ) -> Result<Self> {
         init();
         let c = path.to_str().and_then(|s| CString::new(s).ok()).ok_or_else(|| Error::Path(path.into()))?;
@@ -135,6 +135,7 @@ impl Model {
         params.vocab_only = vocab_only;
         params.load_mode = sys::LLAMA_LOAD_MODE_MMAP;
         params.use_extra_bufts = extra_bufts;
+        params.lazy_mode = lazy_mode;
         /// llama.cpp's progress callback: the user data is the `&mut dyn FnMut(f32)` below.
         unsafe extern "C" fn on_progress(p: f32, ud: *mut std::ffi::c_void) -> bool {
             // SAFETY: ud is the `&mut &mut dyn FnMut(f32)` passed below, alive for the load call.
@@ -715,6 +716,16 @@ impl Session {
     /// The widest micro-batch of a forward pass.
     pub fn n_ubatch(&self) -> u32 {
         self.n_ubatch
+    }
+
+    /// The host bytes this context allocated as llama.cpp accounts them (the vendored
+    /// llama.cpp's `llama_context_memory_bytes`, bmoe's patch): `(memory, compute)`, its memory
+    /// (KV cache, recurrent state) and its compute buffers.
+    pub fn memory_bytes(&self) -> (u64, u64) {
+        let (mut memory, mut compute) = (0usize, 0usize);
+        // SAFETY: a live context; both pointers are to locals alive for the call.
+        unsafe { sys::llama_context_memory_bytes(self.ctx.as_ptr(), &mut memory, &mut compute) };
+        (memory as u64, compute as u64)
     }
 
     /// Tokens in the KV cache.

@@ -215,6 +215,9 @@ pub struct ProviderCounters {
     /// Seconds mapping cache pages over llama.cpp's mapping and back (the generic decoder; None
     /// where nothing is overlaid).
     pub overlay_s: Option<f64>,
+    /// Of those, the seconds on the critical path: mappings made once a layer's reads had
+    /// landed (or with none in flight), which the compute waited for.
+    pub overlay_critical_s: Option<f64>,
 }
 
 /// Where the dense weights (everything but the routed experts) are read from.

@@ -73,6 +73,8 @@ pub struct Row {
     pub routed_bytes: Option<u64>,
     /// Seconds overlaying cache pages (the generic decoder).
     pub overlay_s: Option<f64>,
+    /// Of those, the seconds on the critical path.
+    pub overlay_critical_s: Option<f64>,
     pub majflt: u64,
 }
 
@@ -93,6 +95,7 @@ impl Row {
             misses: pb.map(|p| p.misses - pa.misses),
             routed_bytes: pb.map(|p| p.routed_bytes - pa.routed_bytes),
             overlay_s: pb.and_then(|p| p.overlay_s).map(|o| o - pa.overlay_s.unwrap_or(0.0)),
+            overlay_critical_s: pb.and_then(|p| p.overlay_critical_s).map(|o| o - pa.overlay_critical_s.unwrap_or(0.0)),
             majflt,
         }
     }
@@ -155,6 +158,7 @@ pub struct Totals {
     pub routed_bytes: u64,
     /// None unless some row measured it.
     pub overlay_s: Option<f64>,
+    pub overlay_critical_s: Option<f64>,
 }
 
 impl Totals {
@@ -170,6 +174,9 @@ impl Totals {
         self.routed_bytes += r.routed_bytes.unwrap_or(0);
         if let Some(o) = r.overlay_s {
             *self.overlay_s.get_or_insert(0.0) += o;
+        }
+        if let Some(o) = r.overlay_critical_s {
+            *self.overlay_critical_s.get_or_insert(0.0) += o;
         }
     }
 }
@@ -316,6 +323,7 @@ pub const SUMMARY_KEYS: &[&str] = &[
     "spec_MiB",
     "spec_useful_pct",
     "overlay_ms/tok",
+    "overlay_critical_ms/tok",
     "load_s",
     "load_llama_s",
     "load_llama_read_GiB",
@@ -474,8 +482,12 @@ impl Summary {
                     decode.compute_s,
                     decode.manage_s,
                     decode.overlay_s.map_or(String::new(), |o| format!(
-                        " (of which overlaying cache pages onto llama.cpp's mapping {:.3} ms/token)",
-                        o * 1e3 / steps as f64
+                        " (of which overlaying cache pages onto llama.cpp's mapping {:.3} ms/token, {} on the \
+                         critical path)",
+                        o * 1e3 / steps as f64,
+                        decode
+                            .overlay_critical_s
+                            .map_or("unmeasured".to_string(), |c| format!("{:.3} ms/token", c * 1e3 / steps as f64))
                     )),
                     decode.io_s,
                     (decode_s - decode.compute_s - decode.manage_s - decode.io_s).max(0.0),
@@ -507,6 +519,7 @@ impl Summary {
             put("evictions", json!(p.evictions));
             if let Some(o) = decode.overlay_s {
                 put("overlay_ms/tok", per(o * 1e3));
+                put("overlay_critical_ms/tok", decode.overlay_critical_s.map_or(Value::Null, |c| per(c * 1e3)));
             }
             if si.overlap {
                 let acc = (p.real_with_prediction > 0)

@@ -151,10 +151,11 @@ type Reference = (Vec<Vec<u32>>, Vec<i32>);
 fn gates_with(arch: &str, quant: Quant, extra: &[(&'static str, f64)], cases: &[Case]) {
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model_with(dir.path(), arch, quant, extra);
-    // llama.cpp resident at the micro-batch each generic engine runs: a cache too small for a
-    // micro-batch's union lowers it (k slots: 1), and llama.cpp's own kernels are not
+    // llama.cpp resident at the micro-batch asked (8). llama.cpp's own kernels are not
     // micro-batch invariant for every architecture and type (qwen35moe at q4_k_m differs between
-    // -ub 1 and -ub 8, resident alone), so the reference is the same computation.
+    // -ub 1 and -ub 8, resident alone), so the generic decoder never lowers it to fit a small
+    // cache (it once did, and its text then depended on the cache size): a cache of 0 slots is
+    // raised to one micro-batch's union and equals resident at -ub 8.
     let mut want: std::collections::HashMap<u32, [Reference; 2]> = Default::default();
     let n_vocab = bmoe_engine::llama::Model::vocab_only(&path).unwrap().n_vocab();
     for &c in cases {
@@ -163,6 +164,7 @@ fn gates_with(arch: &str, quant: Quant, extra: &[(&'static str, f64)], cases: &[
         assert!(line.contains("decoder generic") && line.contains("poisoned"), "{arch} {}: {line}", c.what);
         assert_eq!(line.contains("read in place"), c.in_place, "{arch} {}: {line}", c.what);
         let ub = g.report().n_ubatch;
+        assert_eq!(ub, 8, "{arch} {}: the micro-batch moved: {line}", c.what);
         let [want_greedy, want_sampled] = want.entry(ub).or_insert_with(|| resident_runs(&path, ub));
         assert!(
             generate(&mut g, &mut greedy) == *want_greedy,
@@ -507,4 +509,192 @@ fn a_saved_generic_conversation_continues_bit_identically() {
     let mut conv: Vec<i32> = serde_json::from_value(extra["conv"].clone()).unwrap();
     conv.extend(second);
     assert!(turn(&mut c, &mut conv) == want, "turn 2 after a load differs from the conversation that never stopped");
+}
+
+/// llama.cpp's load under the generic decoder reads the dense tensors only (every routed-expert
+/// tensor lazy, the vendored llama.cpp's patch): with the model's pages out of the page cache
+/// first, what the opening thread read from storage (`/proc/thread-self/io`) is at most the
+/// dense bytes + 5 %, and far below the file; the dense pages are locked, or the load line says
+/// why not.
+#[test]
+fn the_generic_load_reads_the_dense_tensors_only() {
+    use std::os::fd::AsRawFd as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = synth::Options::new("qwen3moe", "small", Quant::Q8_0, 21).unwrap();
+    o.shape.n_layer = o.shape.n_layer.min(8);
+    let path = synth::write(&o, &dir.path().join("small.gguf"), &mut |_, _| {}).unwrap()[0].clone();
+    let file_len = std::fs::metadata(&path).unwrap().len();
+    let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
+    let (dense, experts) = (g.dense_bytes(), g.expert_bytes());
+    assert!(experts > 4 * dense, "the model must be mostly experts: dense {dense}, experts {experts}");
+    // Written pages made clean, then dropped from the page cache.
+    let f = std::fs::File::open(&path).unwrap();
+    f.sync_all().unwrap();
+    // SAFETY: advice on our own descriptor; no memory is touched.
+    assert_eq!(unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) }, 0);
+    let e = generic(&path, EVICTING);
+    let r = match &e.report().mode {
+        bmoe_engine::engine::Mode::Streaming(s) => s.generic.clone().unwrap(),
+        m => panic!("not streaming: {m:?}"),
+    };
+    let read = r.llama_read_bytes.expect("/proc/thread-self/io readable here");
+    assert!(read > 0, "the load read nothing from storage: the page cache was not dropped");
+    assert!(
+        read as f64 <= dense as f64 * 1.05,
+        "the load read {read} bytes for {dense} of dense tensors (file {file_len}): {}",
+        e.report().load_line()
+    );
+    // Locked where the memlock limit allows (root here), else the load line says why.
+    match &r.dense_unlocked {
+        None => assert!(r.dense_locked_bytes >= dense, "{}", e.report().load_line()),
+        Some(why) => assert!(why.contains("RLIMIT_MEMLOCK"), "{}", e.report().load_line()),
+    }
+    assert!(e.report().load_line().contains("locked in RAM"), "{}", e.report().load_line());
+}
+
+/// The look-ahead judge, by the step a read was for: under a replayed trace with look-ahead's
+/// predictions drawn from it at 0 % right, look-ahead switches itself off within a few steps
+/// (and the gates' bits do not move); at 100 % right it stays on and serves reads.
+#[test]
+fn look_ahead_under_replay_is_judged_by_the_step_it_read_for() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
+    let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
+    let (n_layer, n_expert, k) = (g.layers.len() as u32, g.n_expert, g.n_expert_used);
+    let mut t =
+        format!("# route_trace v1\n# model=t arch=qwen3moe n_layer={n_layer} n_expert={n_expert} n_expert_used={k}\n");
+    for l in 0..n_layer {
+        writeln!(t, "# layer={l} expert_bytes=1 dense_bytes=1").unwrap();
+    }
+    writeln!(t, "{}", bmoe_engine::cache::trace::CSV_HEADER).unwrap();
+    for step in 0..16u32 {
+        for l in 0..n_layer {
+            for j in 0..k {
+                writeln!(t, "0,1,{step},{l},{j},{},{},0,0", (5 * step + l + 3 * j) % n_expert, 1.0 / k as f32).unwrap();
+            }
+        }
+    }
+    let trace = dir.path().join("t.route.csv");
+    std::fs::write(&trace, t).unwrap();
+    let run = |accuracy: f64| {
+        let so = StreamOptions {
+            cache: CacheSize::Bytes(24 * slot_bytes(&path)),
+            force: true,
+            io: EngineOptions { backend: BackendKind::Uring, lanes: 4, register: true, direct: true },
+            overlap: Overlap::Full,
+            ..Default::default()
+        };
+        let mut e = builder(&path)
+            .decoder(DecoderKind::Generic)
+            .moe_stream(MoeStream::On)
+            .stream(so)
+            .poison_experts(true)
+            .route_replay(Some(trace.clone()))
+            .route_replay_prediction(Some(accuracy))
+            .open()
+            .unwrap();
+        let out = generate(&mut e, &mut greedy);
+        let x = e.generic().unwrap().experts();
+        let (on, why) = x.lookahead();
+        (out, on, why.map(str::to_string), e.telemetry().provider.unwrap())
+    };
+    let (wrong, on, why, p) = run(0.0);
+    assert!(!on, "look-ahead stayed on at 0 % right: {p:?}");
+    assert!(why.as_deref().is_some_and(|w| w.contains("predicted for their step")), "{why:?}");
+    assert_eq!(p.predicted_real, 0, "{p:?}");
+    // Judged after 16 scored experts per layer: the reads stopped long before the run ended.
+    let per_step = u64::from(k) * u64::from(n_layer - 1);
+    assert!(p.spec_entries <= per_step * (16u64.div_ceil(u64::from(k)) + 1), "{p:?}");
+    let (right, on, why, p) = run(1.0);
+    assert!(on, "look-ahead went off at 100 % right: {why:?}");
+    assert!(p.spec_useful > 0 && p.predicted_real == p.real_with_prediction, "{p:?}");
+    assert!(right == wrong, "look-ahead's predictions changed the bits");
+}
+
+/// The text does not depend on the cache size: at budgets of 0, 1 and 4 MiB (below one
+/// micro-batch's union of routed experts, once lowering the micro-batch and with it llama.cpp's
+/// kernels' bits) the generic decoder keeps llama.cpp's micro-batch, raises the pool to its
+/// floor, and equals llama.cpp resident at that micro-batch, on qwen35moe at q4_k_m, whose
+/// kernels differ between micro-batches.
+#[test]
+fn the_generic_text_does_not_depend_on_the_cache_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen35moe", Quant::Q4KM);
+    let [want, _] = resident_runs(&path, 8);
+    for mib in [0u64, 1, 4] {
+        let so = StreamOptions { cache: CacheSize::Bytes(mib << 20), force: true, ..Default::default() };
+        let mut g = builder(&path)
+            .decoder(DecoderKind::Generic)
+            .moe_stream(MoeStream::On)
+            .stream(so)
+            .poison_experts(true)
+            .open()
+            .unwrap();
+        let line = g.report().mode_line();
+        assert_eq!(g.report().n_ubatch, 8, "{mib} MiB: {line}");
+        assert!(line.contains("floor"), "{mib} MiB: {line}");
+        assert!(generate(&mut g, &mut greedy) == want, "{mib} MiB: generic differs from resident at -ub 8: {line}");
+    }
+}
+
+/// `--route-trace` on the generic decoder: every pass's routing per MoE layer (the union over
+/// the micro-batch), decode steps with exactly the experts the streamer was asked for, weights
+/// from the router's probabilities; written as `route_trace v1` it reads back and replays.
+#[test]
+fn the_generic_decoder_records_its_routing() {
+    use bmoe_engine::cache::trace::{RouteRow, RouteTrace, TraceWriter};
+    use bmoe_engine::cache::Phase;
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
+    let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
+    let (n_layer, k) = (g.layers.len(), g.n_expert_used as usize);
+    let mut e = generic(&path, EVICTING);
+    e.record_routes(true).unwrap();
+    generate(&mut e, &mut greedy);
+    let routes = e.take_routes();
+    let decode: Vec<_> = routes.iter().filter(|r| !r.prefill).collect();
+    assert_eq!(decode.len(), STEPS * n_layer, "one record per decode step and MoE layer");
+    assert_eq!(routes.iter().filter(|r| r.prefill).count(), 2 * n_layer, "two prompt micro-batches");
+    for r in &decode {
+        assert_eq!(r.experts.len(), k, "{r:?}");
+        let mut ranks: Vec<u32> = r.experts.iter().map(|x| x.1).collect();
+        ranks.sort_unstable();
+        assert_eq!(ranks, (0..k as u32).collect::<Vec<_>>(), "{r:?}");
+        assert!(r.experts.iter().all(|x| x.2.is_finite() && x.2 > 0.0 && x.2 <= 1.0), "{r:?}");
+    }
+    let x = e.generic().unwrap().experts();
+    for l in 0..n_layer {
+        let last = decode.iter().rfind(|r| r.layer as usize == l).unwrap();
+        let mut got: Vec<u32> = last.experts.iter().map(|x| x.0).collect();
+        let mut want = x.last_routed(l).to_vec();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "layer {l}: the record is not what the streamer was asked for");
+    }
+    let header = e.trace_header("t").unwrap();
+    assert_eq!(header.n_layer() as usize, n_layer);
+    let mut buf = Vec::new();
+    let mut w = TraceWriter::new(&mut buf, &header).unwrap();
+    for r in &routes {
+        for &(expert, slot, weight) in &r.experts {
+            w.write_row(&RouteRow {
+                turn: 0,
+                phase: if r.prefill { Phase::Prefill } else { Phase::Decode },
+                step: r.step,
+                layer: r.layer,
+                slot,
+                expert,
+                weight,
+                residency: false,
+                expert_bytes: 0,
+            })
+            .unwrap();
+        }
+    }
+    w.finish().unwrap();
+    let t = RouteTrace::parse(buf.as_slice(), "recorded").unwrap();
+    let replay = bmoe_engine::decoder::RouteReplay::from_trace(&t, "recorded").unwrap();
+    replay.check(n_layer as u32, g.n_expert, k).unwrap();
+    assert_eq!(replay.len(), STEPS);
 }

@@ -1087,6 +1087,12 @@ impl<P: ExpertProvider> Decoder<P> {
                     Some(t) => {
                         let mut all = m.state.get(m.st.pred).read_i32()?;
                         all.truncate(k * predict_rows(keep).1);
+                        // A replay's research knob: the prediction drawn from the trace's next
+                        // layer at a chosen accuracy (look-ahead only, one decode row).
+                        let drawn = self.replay.as_ref().filter(|_| !prefill && keep == 1 && ahead.is_none());
+                        if let Some(v) = drawn.and_then(|r| r.predict(step, t)) {
+                            all = v.into_iter().map(|e| e as i32).collect();
+                        }
                         if ahead.is_some() {
                             self.ahead[t] = all.clone();
                         }

@@ -6,9 +6,17 @@
 //! [`ReadEngine`] reads, the budget is whole slots. What differs is the unit of waiting: one
 //! `mul_mat_id` computes every routed expert of a projection at once, so a layer is routed as a
 //! whole ([`GenericExperts::route`]: hits pinned, misses given slots, every read submitted in
-//! the order the graph computes the projections) and waited for one projection at a time
-//! ([`GenericExperts::wait`]: its reads, then its windows overlaid), so that the graph computes
-//! the first projection while the others still read.
+//! the order the graph computes the projections, then the misses' windows overlaid while their
+//! reads are in flight) and waited for one projection at a time ([`GenericExperts::wait`]: its
+//! reads, and the few windows that could not be shown early), so that the graph computes the
+//! first projection while the others still read.
+//!
+//! A window may show its slot before the read into it lands, since nothing computes on it
+//! before the wait for its projection returns, and that wait covers every read of the
+//! projection tensor's routed experts: a page one expert's window shares with another expert of
+//! the same tensor is waited for either way. A window whose edge page holds bytes of another
+//! tensor (a dense one, or another projection, computed without this wait) is overlaid only once
+//! its read has landed.
 //!
 //! Look-ahead ([`GenericExperts::prefetch`]): the seam predicts the next MoE layer's experts
 //! while this one computes and the streamer reads the ones not resident into slots, under the
@@ -31,6 +39,7 @@ use super::index::GenericIndex;
 use super::overlay::{Overlay, Window};
 use crate::cache::{Access, CachePolicy, EntryId, ExpertCache, ExpertKey, Geometry, Lookup, Phase, Position};
 use crate::error::{Error, Result};
+use crate::stream::layout::region_bytes_in;
 use crate::stream::lookahead::{LayerLookahead, Lookahead};
 
 /// One projection of a MoE layer: where its experts lie and where they land in a slot.
@@ -58,6 +67,9 @@ pub struct GenericStats {
     pub max_layer_routed_bytes: u64,
     /// Bytes read by look-ahead (also in `bytes_read`).
     pub spec_bytes: u64,
+    /// Seconds of overlay mappings on the critical path: made after a wait, or early with no
+    /// read left in flight to hide them (the overlay table's `seconds` counts them all).
+    pub overlay_critical_s: f64,
 }
 
 /// An entry of the routed layer whose windows are still to be overlaid: read now, read ahead
@@ -121,17 +133,12 @@ pub struct GenericExperts {
     last: Vec<Vec<u32>>,
 }
 
-/// Bytes of a slot region for a slice of `len` bytes at any offset: whole pages, one more.
-pub fn region_bytes(len: u64, page: u64) -> usize {
-    (len.div_ceil(page) * page + page) as usize
-}
-
 /// The slot bytes of `index`'s experts with pages of `page` bytes: the widest layer's regions.
 pub fn slot_bytes(index: &GenericIndex, page: u64) -> usize {
     index
         .layers
         .iter()
-        .map(|l| l.tensors.iter().map(|t| region_bytes(t.bytes_per_expert, page)).sum())
+        .map(|l| l.tensors.iter().map(|t| region_bytes_in(t.bytes_per_expert, page)).sum())
         .max()
         .unwrap_or(0)
 }
@@ -170,7 +177,7 @@ impl GenericExperts {
                     .iter()
                     .map(|t| {
                         let r = Region { shard: t.shard, base: t.offset, len: t.bytes_per_expert, start: at };
-                        at += region_bytes(t.bytes_per_expert, page);
+                        at += region_bytes_in(t.bytes_per_expert, page);
                         r
                     })
                     .collect()
@@ -311,6 +318,46 @@ impl GenericExperts {
 
     fn pool_off(&self, slot: u32, start: usize) -> u64 {
         (slot as usize * self.slot_bytes + start) as u64
+    }
+
+    /// Whether window `w` of projection `p` of MoE layer `layer` holds bytes of its projection
+    /// tensor's experts only, so that it may show its slot before the read into it lands.
+    fn early_safe(&self, layer: usize, p: usize, w: Window) -> bool {
+        let r = self.regions[layer][p];
+        let page = self.overlay.page();
+        let end = r.base + r.len * u64::from(self.cache.geometry().n_expert());
+        w.first * page >= r.base && (w.end * page <= end || end >= self.shard_len[r.shard])
+    }
+
+    /// Overlay now, reads into them in flight or not, the windows of `entries` (`(entry,
+    /// slot)`, of MoE layer `layer`) that may show their slots early ([`Self::early_safe`]);
+    /// the others are overlaid after their wait. Returns the seconds it took. A mapping the
+    /// kernel refuses is left to the wait, which reports it.
+    fn overlay_early(&mut self, layer: usize, entries: &[(EntryId, u32)]) -> f64 {
+        if self.overlay.in_place() {
+            return 0.0;
+        }
+        let t = Instant::now();
+        let pool = self.pool.clone();
+        let fd = pool.memfd().expect("a memfd pool");
+        'entries: for &(id, slot) in entries {
+            let expert = self.cache.geometry().key(id).expert;
+            for p in 0..self.regions[layer].len() {
+                if self.mapped[id as usize] & (1 << p) != 0 {
+                    continue;
+                }
+                let (w, _, start) = self.window(layer, p, expert);
+                if !self.early_safe(layer, p, w) {
+                    continue;
+                }
+                let off = self.pool_off(slot, start);
+                if self.overlay.overlay(fd, w, off).is_err() {
+                    break 'entries;
+                }
+                self.mapped[id as usize] |= 1 << p;
+            }
+        }
+        t.elapsed().as_secs_f64()
     }
 
     /// Where the overlay table knows window `p` of entry `id` in `slot` by: its copy's pool
@@ -564,6 +611,15 @@ impl GenericExperts {
                 for ((pi, p), t) in owners.into_iter().zip(tickets) {
                     routed.pending[pi].tickets[p] = Some(t);
                 }
+                // The windows shown while the reads run: off the critical path unless every
+                // read had landed by the time the mappings were made.
+                let entries: Vec<(EntryId, u32)> = routed.pending.iter().map(|pe| routed.entries[pe.ei]).collect();
+                let t = self.overlay_early(layer, &entries);
+                let hidden = routed.pending.iter().flat_map(|pe| pe.tickets.iter().flatten()).any(|t| !t.is_done());
+                if !hidden {
+                    self.stats.overlay_critical_s += t;
+                }
+                self.stats.manage_s += t;
                 self.routed = Some(routed);
                 Ok(())
             }
@@ -647,6 +703,19 @@ impl GenericExperts {
                         if let Some(ts) = self.inflight.get_mut(&id) {
                             ts[p] = Some(t);
                         }
+                    }
+                    // Their windows shown while they read (the layer is not computed before it
+                    // is routed and waited for).
+                    let entries: Vec<(EntryId, u32)> =
+                        admitted.iter().filter_map(|&id| self.slot_of[id as usize].map(|slot| (id, slot))).collect();
+                    let t = self.overlay_early(layer, &entries);
+                    let hidden = admitted
+                        .iter()
+                        .filter_map(|id| self.inflight.get(id))
+                        .flat_map(|ts| ts.iter().flatten())
+                        .any(|t| !t.is_done());
+                    if !hidden {
+                        self.stats.overlay_critical_s += t;
                     }
                     let bytes: u64 = reqs.iter().map(|r| r.len as u64).sum();
                     self.lookahead.read_ahead(layer as u32, admitted.len() as u64);
@@ -748,6 +817,7 @@ impl GenericExperts {
             self.mapped[id as usize] |= 1 << p;
         }
         self.stats.manage_s += t.elapsed().as_secs_f64();
+        self.stats.overlay_critical_s += t.elapsed().as_secs_f64();
         if let Err(e) = mapped {
             self.fail(routed);
             return Err(e);

@@ -1,14 +1,16 @@
 //! The generic decoder: llama.cpp's own graph for any MoE architecture it decodes, with bmoe
 //! supplying the routed experts' bytes just in time.
 //!
-//! llama.cpp loads the model on mmap without repacking (its load reads the file once: its
-//! mapping is populated; that read is measured and reported). Then the pages of the expert
-//! tensors are released, the cache is sized from the memory that is left, and every decode
+//! llama.cpp loads the model on mmap without repacking, every routed-expert tensor lazy (the
+//! vendored llama.cpp's `LLAMA_LAZY_MODE_EXPERTS`): its load reads the dense tensors only (that
+//! read is measured and reported), and the dense pages are locked in RAM where the memlock
+//! limit allows. The cache is sized from the memory left beside the dense bytes and what
+//! llama.cpp says its context holds (KV cache, recurrent state, compute buffers), and every decode
 //! runs llama.cpp's graph with the [`seam`]'s callbacks: at each layer's routed ids the
 //! [`experts`] streamer pins the hits and reads the misses into slots of a memfd-backed
-//! registered pool; before each expert `mul_mat_id` it waits for that projection and
-//! [`overlay`]s the slots' pages onto the expert windows of llama.cpp's mapping, so llama.cpp's
-//! kernels read our bytes where they expect the file's. The [`index`] finds the experts by
+//! registered pool and [`overlay`]s the slots' pages onto the expert windows of llama.cpp's
+//! mapping while the reads are in flight; before each expert `mul_mat_id` it waits for that
+//! projection's reads, so llama.cpp's kernels read our bytes where they expect the file's. The [`index`] finds the experts by
 //! tensor name, for every architecture alike. With look-ahead, the [`predict`]or guesses the
 //! next MoE layer's experts at each layer's routed ids, and the streamer reads them while the
 //! layer computes.
@@ -33,8 +35,9 @@ use self::experts::GenericExperts;
 use self::index::GenericIndex;
 use self::overlay::{Overlay, ShardMap};
 use self::seam::Seam;
+use crate::cache::trace::TraceHeader;
 use crate::cache::CachePolicy;
-use crate::decoder::RouteReplay;
+use crate::decoder::{LayerRoute, RouteReplay};
 use crate::error::{Error, Result};
 use crate::llama;
 use crate::provider::ProviderCounters;
@@ -53,7 +56,7 @@ pub struct GenericOptions {
     pub n_ctx: u32,
     pub n_threads: usize,
     pub n_ubatch: u32,
-    /// Size `auto` against this (None: /proc/meminfo), read after llama.cpp's load.
+    /// Size `auto` against this (None: /proc/meminfo, read before llama.cpp's load).
     pub mem_available: Option<Option<u64>>,
     /// Map 0xFF bytes over every page wholly inside an expert tensor before the first decode,
     /// and back over them on eviction (tests: equal bits then prove the bytes came from the
@@ -76,16 +79,22 @@ pub struct GenericOptions {
 /// What opening chose and measured, for the `mode:` and `load:` lines.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenericReport {
-    /// Seconds of llama.cpp's load (its mmap populate included).
+    /// Seconds of llama.cpp's load (the dense pages' lock included).
     pub llama_load_s: f64,
-    /// Bytes this process read from storage during llama.cpp's load (`/proc/self/io`), where
-    /// the kernel says.
+    /// Bytes this process read from storage during llama.cpp's load and the dense pages' lock
+    /// (`/proc/self/io`), where the kernel says.
     pub llama_read_bytes: Option<u64>,
-    /// Bytes of expert pages released from llama.cpp's mapping and the page cache.
+    /// Bytes of expert pages llama.cpp's load left unread (lazy), dropped from the page cache.
     pub released_bytes: u64,
-    /// Bytes llama.cpp's context took (KV cache and compute buffers: the address space it
-    /// added), reserved when sizing the cache.
-    pub context_bytes: u64,
+    /// Bytes of the dense tensors (what the load reads).
+    pub dense_bytes: u64,
+    /// Bytes of llama.cpp's mapping locked in RAM (the pages outside the expert tensors), and
+    /// why not all of them when the lock stopped short.
+    pub dense_locked_bytes: u64,
+    pub dense_unlocked: Option<String>,
+    /// Bytes llama.cpp's context holds as llama.cpp reports them: `(memory, compute)`, its KV
+    /// cache and recurrent state, and its compute buffers; reserved when sizing the cache.
+    pub context_bytes: (u64, u64),
     pub backend: &'static str,
     pub fallback: Option<String>,
     pub o_direct: bool,
@@ -95,13 +104,14 @@ pub struct GenericReport {
     pub requested_bytes: u64,
     pub capped_from: Option<u64>,
     pub auto: bool,
-    /// Raised to one token's top-k.
+    /// Raised to the floor slots.
     pub raised: bool,
     /// Capped so the overlays stay under `vm.max_map_count`: the slots it allowed.
     pub map_capped: Option<usize>,
-    /// The micro-batch, lowered from the one asked so that a layer's routed union fits the slots.
+    /// The micro-batch (llama.cpp's, never lowered to fit the cache).
     pub ubatch: u32,
-    pub ubatch_lowered_from: Option<u32>,
+    /// The fewest slots: one micro-batch's union of routed experts in the widest layer.
+    pub floor_slots: usize,
     pub cycle_bytes: u64,
     pub k: u32,
     pub poisoned: bool,
@@ -119,6 +129,8 @@ pub struct GenericEngine {
     /// Boxed: the context's callbacks hold its address.
     seam: Box<Seam>,
     compute_s: f64,
+    /// The `route_trace v1` header of this model (its MoE layers), the model's name left empty.
+    trace: TraceHeader,
 }
 
 impl std::fmt::Debug for GenericEngine {
@@ -127,17 +139,78 @@ impl std::fmt::Debug for GenericEngine {
     }
 }
 
-/// Bytes this process has caused to be read from storage (`read_bytes` of `/proc/self/io`).
+/// Bytes this thread has caused to be read from storage (`read_bytes` of
+/// `/proc/thread-self/io`: llama.cpp's load and the dense pages' lock run on the opening thread,
+/// and other threads of the process, a server's or a test binary's, may read meanwhile).
 fn storage_read_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/io").ok()?;
+    let s = std::fs::read_to_string("/proc/thread-self/io").ok()?;
     s.lines().find_map(|l| l.strip_prefix("read_bytes:")).and_then(|v| v.trim().parse().ok())
 }
 
-/// This process's address space (`VmSize` of `/proc/self/status`), bytes.
-fn vm_size() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: u64 = s.lines().find_map(|l| l.strip_prefix("VmSize:"))?.split_whitespace().next()?.parse().ok()?;
-    kb.checked_mul(1024)
+/// Lock in RAM the pages of the dense tensors in llama.cpp's mapping of each shard (where the
+/// memlock limit allows): `(bytes locked, why not all)`. Locking reads the pages not yet
+/// resident. The first refusal stops it: what is locked stays locked, the rest stays on the
+/// page cache. (Not llama.cpp's own mlock: it locks a growing prefix of the mapping, the expert
+/// tensors between the dense ones included.)
+fn lock_dense(index: &GenericIndex, shards: &[ShardMap], page: u64) -> (u64, Option<String>) {
+    let mut ranges: Vec<(usize, u64, u64)> = index
+        .dense
+        .iter()
+        .map(|&i| &index.file.tensors[i])
+        .filter(|t| t.size > 0)
+        .map(|t| (t.shard, t.offset / page, (t.offset + t.size).div_ceil(page)))
+        .collect();
+    ranges.sort_unstable();
+    let mut merged: Vec<(usize, u64, u64)> = Vec::with_capacity(ranges.len());
+    for (s, a, b) in ranges {
+        match merged.last_mut() {
+            Some(last) if last.0 == s && a <= last.2 => last.2 = last.2.max(b),
+            _ => merged.push((s, a, b)),
+        }
+    }
+    // Their bytes into the page cache first, exactly: WILLNEED in chunks no larger than one
+    // read-ahead window (the kernel cuts a longer one to a window), so that the lock's faults
+    // find them there; a fault that misses reads ahead a whole window (8 MiB here) past the
+    // dense tensor, into the experts that follow it.
+    for &(s, a, b) in &merged {
+        use std::os::fd::AsRawFd as _;
+        const CHUNK: u64 = 2 << 20;
+        let (mut at, end) = (a * page, b * page);
+        while at < end {
+            let n = CHUNK.min(end - at);
+            // SAFETY: advice on our own descriptor's range; no memory is touched.
+            unsafe {
+                libc::posix_fadvise(
+                    shards[s].file.as_raw_fd(),
+                    at as libc::off_t,
+                    n as libc::off_t,
+                    libc::POSIX_FADV_WILLNEED,
+                )
+            };
+            at += n;
+        }
+    }
+    let mut locked = 0u64;
+    for (s, a, b) in merged {
+        let len = ((b - a) * page) as usize;
+        // SAFETY: the pages of a dense tensor lie inside llama.cpp's mapping of its shard (the
+        // part of the file that holds tensors, which llama.cpp keeps mapped), alive as long as
+        // the model; mlock changes no byte and no mapping.
+        let r = unsafe { libc::mlock((shards[s].base + (a * page) as usize) as *const libc::c_void, len) };
+        if r != 0 {
+            let err = std::io::Error::last_os_error();
+            let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            // SAFETY: getrlimit writes the struct it is given.
+            let limit = match unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut lim) } {
+                0 if lim.rlim_cur == libc::RLIM_INFINITY => "unlimited".to_string(),
+                0 => crate::engine::fmt_bytes(lim.rlim_cur),
+                _ => "unknown".to_string(),
+            };
+            return (locked, Some(format!("mlock: {err}; RLIMIT_MEMLOCK {limit}")));
+        }
+        locked += len as u64;
+    }
+    (locked, None)
 }
 
 /// Per shard, the page ranges `[first, end)` wholly inside its expert tensors, sorted, merged.
@@ -189,6 +262,8 @@ impl GenericEngine {
             .map(|s| std::fs::File::open(&s.path).map_err(|err| Error::File { path: s.path.clone(), err }))
             .collect::<Result<_>>()?;
         let before: Vec<Vec<(usize, usize)>> = files.iter().map(overlay::file_mappings).collect::<Result<_>>()?;
+        // Before the load: what the dense pages and the context will take is reserved from it.
+        let mem_available = opts.mem_available.unwrap_or_else(budget::mem_available);
         let read0 = storage_read_bytes();
         let t = Instant::now();
         let overrides: Vec<(String, i64)> = opts
@@ -196,9 +271,7 @@ impl GenericEngine {
             .map(|k| (format!("{}.expert_used_count", index.arch), i64::from(k)))
             .into_iter()
             .collect();
-        let model = Arc::new(llama::Model::mmap_plain_kernels_with(path, &overrides, progress)?);
-        let llama_load_s = t.elapsed().as_secs_f64();
-        let llama_read_bytes = read0.and_then(|a| storage_read_bytes().map(|b| b.saturating_sub(a)));
+        let model = Arc::new(llama::Model::mmap_lazy_experts(path, &overrides, progress)?);
         // Where llama.cpp mapped each shard.
         let mut shards = Vec::new();
         for (((s, pages), file), before) in
@@ -212,9 +285,12 @@ impl GenericEngine {
             })?;
             shards.push(ShardMap { base, len: s.header.file_len, file, expert_pages: pages });
         }
-        // Release the expert pages llama.cpp's load brought in: a fresh mapping of the file
-        // over them (no pages mapped), then out of the page cache. With poison, the poison
-        // takes their place instead.
+        // The dense pages in RAM for good (the load left the experts unread).
+        let (dense_locked_bytes, dense_unlocked) = lock_dense(index, &shards, page);
+        let llama_load_s = t.elapsed().as_secs_f64();
+        let llama_read_bytes = read0.and_then(|a| storage_read_bytes().map(|b| b.saturating_sub(a)));
+        // The expert pages out of the page cache (another process may have read them), so a
+        // read is the disk's. With poison, the poison takes their place in the mapping.
         let released_bytes: u64 = shards.iter().flat_map(|s| &s.expert_pages).map(|&(a, b)| (b - a) * page).sum();
         let overlay = Overlay::new(shards, page, opts.poison)?;
         for s in overlay.shards() {
@@ -240,33 +316,58 @@ impl GenericEngine {
         // The context first (llama.cpp sizes its KV cache and compute buffers), then the budget
         // from what is left; a micro-batch whose union cannot fit the slots is lowered, and the
         // context made again with it.
-        let vm0 = vm_size();
-        let mut session = Self::context(&model, &mut seam, &opts, opts.n_ubatch)?;
-        let context_bytes = vm0.and_then(|a| vm_size().map(|b| b.saturating_sub(a))).unwrap_or(0);
-        let mem_available = opts.mem_available.unwrap_or_else(budget::mem_available);
+        let session = Self::context(&model, &mut seam, &opts, opts.n_ubatch)?;
+        let context_bytes = session.memory_bytes();
         let machine =
             Machine { mem_available, floor: opts.floor_bytes, ceiling: opts.ceiling_bytes, force: opts.force };
-        let needs =
-            Needs { dense: index.dense_bytes(), kv: context_bytes, experts: entries.saturating_mul(slot_bytes as u64) };
+        let needs = Needs {
+            dense: index.dense_bytes(),
+            kv: context_bytes.0.saturating_add(context_bytes.1),
+            experts: entries.saturating_mul(slot_bytes as u64),
+        };
         let b = budget::resolve(opts.cache, machine, needs)?;
-        let (mut n_slots, raised) = budget::slots(b.bytes, slot_bytes, k as usize);
+        // The floor: one micro-batch's union of routed experts in the widest layer. The
+        // micro-batch is llama.cpp's own, never lowered to fit a small cache: its kernels are
+        // not micro-batch invariant, so the text would then depend on the cache size.
+        let floor_slots = (opts.n_ubatch as usize).saturating_mul(k as usize).min(index.n_expert as usize).max(1);
+        let (mut n_slots, raised) = budget::slots(b.bytes, slot_bytes, floor_slots);
+        let floor_bytes = (floor_slots as u64).saturating_mul(slot_bytes as u64);
+        if let (true, Some(avail), false) = (raised, mem_available, opts.force) {
+            let left = avail.saturating_sub(needs.dense.saturating_add(needs.kv));
+            if left < floor_bytes {
+                return Err(Error::Invalid(format!(
+                    "no room for the expert cache: one micro-batch's routed experts (--ubatch {} × top-{k}, at most the \
+                     layer's {}) take {floor_slots} slots, {}, and MemAvailable {} less the dense weights ({}) and \
+                     llama.cpp's context ({}) leaves {}; lower --ubatch (to {} or less) or -c, or pass --force-cache",
+                    opts.n_ubatch,
+                    index.n_expert,
+                    crate::engine::fmt_bytes(floor_bytes),
+                    crate::engine::fmt_bytes(avail),
+                    crate::engine::fmt_bytes(needs.dense),
+                    crate::engine::fmt_bytes(needs.kv),
+                    crate::engine::fmt_bytes(left),
+                    (left / (slot_bytes as u64).max(1) / u64::from(k.max(1))).max(1),
+                )));
+            }
+        }
         let mut map_capped = None;
         let map_windows = overlay::map_budget();
         if let Some(windows) = map_windows {
-            let most = (windows / n_proj).max(k as usize);
+            let most = windows / n_proj;
+            if most < floor_slots {
+                return Err(Error::Invalid(format!(
+                    "vm.max_map_count leaves room for {windows} more mappings: {most} slots' windows ({n_proj} per \
+                     slot), fewer than one micro-batch's routed experts (--ubatch {} × top-{k}: {floor_slots} slots); \
+                     raise it (sysctl -w vm.max_map_count={}) or lower --ubatch to {} or less",
+                    opts.n_ubatch,
+                    overlay::map_counts().map_or(65530, |(_, max)| max) + (floor_slots - most) * n_proj * 2,
+                    (most / k.max(1) as usize).max(1),
+                )));
+            }
             if n_slots > most {
                 n_slots = most;
                 map_capped = Some(most);
             }
-        }
-        let union = (opts.n_ubatch as usize).saturating_mul(k as usize).min(index.n_expert as usize);
-        let mut ubatch = opts.n_ubatch;
-        let mut ubatch_lowered_from = None;
-        if n_slots < union {
-            ubatch = u32::try_from(n_slots / k as usize).unwrap_or(u32::MAX).max(1);
-            ubatch_lowered_from = Some(opts.n_ubatch);
-            drop(session);
-            session = Self::context(&model, &mut seam, &opts, ubatch)?;
         }
         let mut overlay = overlay;
         // Stale windows take the map budget's room beside the slots' own (none when that is
@@ -309,6 +410,9 @@ impl GenericEngine {
             llama_load_s,
             llama_read_bytes,
             released_bytes,
+            dense_bytes: index.dense_bytes(),
+            dense_locked_bytes,
+            dense_unlocked,
             context_bytes,
             backend: info.backend,
             fallback: info.fallback,
@@ -321,8 +425,8 @@ impl GenericEngine {
             auto: b.auto,
             raised,
             map_capped,
-            ubatch,
-            ubatch_lowered_from,
+            ubatch: opts.n_ubatch,
+            floor_slots,
             cycle_bytes: index.cycle_bytes(k),
             k,
             poisoned: opts.poison,
@@ -331,7 +435,23 @@ impl GenericEngine {
         };
         seam.experts = Some(experts);
         seam.replay = opts.replay;
-        Ok((Self { session, seam, compute_s: 0.0 }, report))
+        let trace = TraceHeader {
+            model: String::new(),
+            arch: index.arch.clone(),
+            n_expert: index.n_expert,
+            n_expert_used: k,
+            expert_bytes: index.layers.iter().map(|l| l.entry_bytes()).collect(),
+            dense_bytes: index
+                .layers
+                .iter()
+                .map(|l| {
+                    let prefix = format!("blk.{}.", l.layer);
+                    let dense = index.dense.iter().map(|&i| &index.file.tensors[i]);
+                    dense.filter(|t| t.name.starts_with(&prefix)).map(|t| t.size).sum()
+                })
+                .collect(),
+        };
+        Ok((Self { session, seam, compute_s: 0.0, trace }, report))
     }
 
     /// A llama.cpp context on `model` whose callbacks are `seam`'s.
@@ -361,6 +481,23 @@ impl GenericEngine {
     /// The streamer, mutably (tests).
     pub fn experts_mut(&mut self) -> &mut GenericExperts {
         self.seam.experts.as_mut().expect("set at open")
+    }
+
+    /// Start (or stop) recording the routing of every pass (`--route-trace`; see
+    /// [`Seam`]'s record: per MoE layer, the union over the micro-batch).
+    pub fn record_routes(&mut self, on: bool) {
+        self.seam.routes = on.then(Vec::new);
+        self.seam.passes = [0; 2];
+    }
+
+    /// The routing recorded since [`Self::record_routes`] (layers are MoE layer indices).
+    pub fn take_routes(&mut self) -> Vec<LayerRoute> {
+        self.seam.routes.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The `route_trace v1` header of this model's MoE layers, named `model`.
+    pub fn trace_header(&self, model: &str) -> TraceHeader {
+        TraceHeader { model: model.to_string(), ..self.trace.clone() }
     }
 
     /// The model llama.cpp runs (its tokenizer and chat template).
@@ -402,6 +539,7 @@ impl Forward for GenericEngine {
     }
     fn reset(&mut self) {
         self.session.reset();
+        self.seam.passes = [0; 2];
     }
     fn truncate(&mut self, n: u32) {
         self.session.truncate(n);
@@ -447,6 +585,7 @@ impl Forward for GenericEngine {
                 predicted_real: la.predicted_real,
                 real_with_prediction: la.real_with_prediction,
                 overlay_s: Some(x.overlay().seconds),
+                overlay_critical_s: Some(s.overlay_critical_s),
             }),
         }
     }

@@ -35,7 +35,7 @@ use super::experts::GenericExperts;
 use super::index::GenericIndex;
 use super::predict::Predictor;
 use crate::cache::Phase;
-use crate::decoder::RouteReplay;
+use crate::decoder::{LayerRoute, RouteReplay};
 use crate::error::{Error, Result};
 
 /// The prefix of the routed ids' node name.
@@ -72,6 +72,10 @@ pub struct Seam {
     /// The routing trace replayed at decode steps, and the decode steps done.
     pub(super) replay: Option<RouteReplay>,
     pub(super) decode_steps: u32,
+    /// The routing recorded (`--route-trace`), when recording; passes per phase (prefill,
+    /// decode) since the recording started or the context was reset.
+    pub(super) routes: Option<Vec<LayerRoute>>,
+    pub(super) passes: [u32; 2],
 }
 
 // SAFETY: the raw topk pointer is only compared, never dereferenced outside the callback
@@ -110,6 +114,8 @@ impl Seam {
             predictor: None,
             replay: None,
             decode_steps: 0,
+            routes: None,
+            passes: [0; 2],
         }
     }
 
@@ -134,6 +140,10 @@ impl Seam {
         self.topk = std::ptr::null();
         if self.experts.as_ref().is_some_and(|x| x.phase() == Phase::Decode) {
             self.decode_steps = self.decode_steps.wrapping_add(1);
+        }
+        if let Some(x) = self.experts.as_ref() {
+            let i = usize::from(x.phase() == Phase::Decode);
+            self.passes[i] = self.passes[i].wrapping_add(1);
         }
         if let Some(x) = self.experts.as_mut() {
             x.release();
@@ -229,6 +239,10 @@ impl Seam {
                 }
             }
         }
+        if self.routes.is_some() {
+            // SAFETY: t is computed and its sources live (the caller's contract).
+            unsafe { self.record(t, layer, k, n, decode) };
+        }
         self.topk = t;
         let ids = std::mem::take(&mut self.ids);
         let r = self.experts.as_mut().expect("checked by eval").route(layer, &ids, &self.order[layer]);
@@ -236,14 +250,63 @@ impl Seam {
         r?;
         if let (Some(p), Some(x)) = (self.predictor.as_mut(), self.experts.as_mut()) {
             if layer + 1 < self.n_expert.len() && x.lookahead().0 {
-                // SAFETY: t is computed and its sources live (the caller's contract).
-                let next = unsafe { p.predict(t, layer, layer + 1) };
+                // A replay's research knob: the prediction drawn from the trace's next layer at a
+                // chosen accuracy (decode steps).
+                let drawn = self
+                    .replay
+                    .as_ref()
+                    .filter(|_| decode && n == 1)
+                    .and_then(|r| r.predict(self.decode_steps, layer + 1));
+                let next = match drawn {
+                    Some(v) => v,
+                    // SAFETY: t is computed and its sources live (the caller's contract).
+                    None => unsafe { p.predict(t, layer, layer + 1) },
+                };
                 if !next.is_empty() {
                     x.prefetch(layer + 1, &next);
                 }
             }
         }
         Ok(())
+    }
+
+    /// Record layer `layer`'s routing of this pass (`--route-trace`): per expert of the union
+    /// over the micro-batch, its best rank and its largest weight, the weight being the router's
+    /// probability of the expert (`ffn_moe_probs`, before llama.cpp renormalises or scales the
+    /// top-k; NaN where the graph names no such node).
+    ///
+    /// # Safety
+    /// `t` is the computed topk node of the layer, its sources live.
+    unsafe fn record(&mut self, t: &sys::ggml_tensor, layer: usize, k: usize, n: usize, decode: bool) {
+        let probs = find_source(t, b"ffn_moe_probs-")
+            .filter(|p| p.type_ == sys::GGML_TYPE_F32 && !p.data.is_null() && p.ne[1] as usize >= n);
+        let mut experts: Vec<(u32, u32, f32)> = Vec::new();
+        for i in 0..n {
+            for j in 0..k {
+                // SAFETY: (j, i) < (ne0, ne1) of the computed I32 topk node, by its strides.
+                let id = unsafe { t.data.cast::<u8>().add(i * t.nb[1] + j * t.nb[0]).cast::<i32>().read_unaligned() };
+                let Ok(e) = u32::try_from(id) else { continue };
+                let w = match probs {
+                    // SAFETY: (e, i) < (ne0, ne1) of the computed F32 probs node (e was checked
+                    // against the layer's experts by the caller's routing), by its strides.
+                    Some(p) if (e as i64) < p.ne[0] => unsafe {
+                        p.data.cast::<u8>().add(i * p.nb[1] + e as usize * p.nb[0]).cast::<f32>().read_unaligned()
+                    },
+                    _ => f32::NAN,
+                };
+                match experts.iter_mut().find(|x| x.0 == e) {
+                    Some(x) => {
+                        x.1 = x.1.min(j as u32);
+                        x.2 = x.2.max(w);
+                    }
+                    None => experts.push((e, j as u32, w)),
+                }
+            }
+        }
+        let step = self.passes[usize::from(decode)];
+        if let Some(log) = self.routes.as_mut() {
+            log.push(LayerRoute { prefill: !decode, step, layer: layer as u32, experts });
+        }
     }
 
     /// Before an expert `mul_mat_id` computes: check it is what the seam routed, wait for its
@@ -278,6 +341,33 @@ impl Seam {
         }
         experts.wait(p)
     }
+}
+
+/// The first node whose name starts with `prefix` among `t`'s sources, searched breadth-first
+/// up to a dozen steps back (`build_moe_ffn`: topk ← argsort ← [bias] ← probs).
+fn find_source<'a>(t: &'a sys::ggml_tensor, prefix: &[u8]) -> Option<&'a sys::ggml_tensor> {
+    let mut frontier: Vec<&sys::ggml_tensor> = vec![t];
+    for _ in 0..12 {
+        let mut next = Vec::new();
+        for node in frontier {
+            for &src in node.src.iter().filter(|s| !s.is_null()) {
+                // SAFETY: the sources of a live node are live tensors of the same graph.
+                let src = unsafe { &*src };
+                // SAFETY: ggml names are NUL-terminated within the 64-byte array.
+                if unsafe { CStr::from_ptr(src.name.as_ptr()) }.to_bytes().starts_with(prefix) {
+                    return Some(src);
+                }
+                if next.len() < 64 {
+                    next.push(src);
+                }
+            }
+        }
+        if next.is_empty() {
+            return None;
+        }
+        frontier = next;
+    }
+    None
 }
 
 /// ggml's evaluation callback over a [`Seam`].

@@ -133,13 +133,15 @@ pub fn resolve(size: CacheSize, m: Machine, needs: Needs) -> Result<Budget> {
             }
             Ok(Budget { bytes: b.min(needs.experts), auto: true, capped_from: None })
         }
-        CacheSize::Bytes(b) => {
+        CacheSize::Bytes(asked) => {
+            // Capped first: a budget above every expert's bytes takes only those.
+            let b = asked.min(needs.experts);
             if let Some(avail) = m.mem_available {
                 if b > avail.saturating_sub(reserved) && !m.force {
                     return Err(Error::Invalid(format!(
                         "--cache-mb {} would leave less than --cache-floor-mb {} MiB free (MemAvailable {:.0} MiB, \
                          dense {:.0} MiB, KV {:.0} MiB); pass --force-cache to use it anyway",
-                        b >> 20,
+                        asked >> 20,
                         m.floor >> 20,
                         avail as f64 / MIB,
                         needs.dense as f64 / MIB,
@@ -147,10 +149,7 @@ pub fn resolve(size: CacheSize, m: Machine, needs: Needs) -> Result<Budget> {
                     )));
                 }
             }
-            if b > needs.experts {
-                return Ok(Budget { bytes: needs.experts, auto: false, capped_from: Some(b) });
-            }
-            Ok(Budget { bytes: b, auto: false, capped_from: None })
+            Ok(Budget { bytes: b, auto: false, capped_from: (asked > b).then_some(asked) })
         }
     }
 }
@@ -211,6 +210,11 @@ mod tests {
         assert!(e.starts_with("--cache-mb 15360 would leave less than --cache-floor-mb 1536 MiB free"), "{e}");
         assert!(resolve(CacheSize::Bytes(15 * GIB), Machine { force: true, ..M }, N).is_ok());
         assert!(resolve(CacheSize::Bytes(15 * GIB), Machine { mem_available: None, ..M }, N).is_ok());
+        // Capped first, then checked: a size above a small model's experts takes only those,
+        // which fit (the check once ran on the size asked and refused it).
+        let small = Needs { experts: 7 << 20, ..N };
+        let b = resolve(CacheSize::Bytes(30_000 << 20), M, small).unwrap();
+        assert_eq!(b, Budget { bytes: 7 << 20, auto: false, capped_from: Some(30_000 << 20) });
     }
 
     #[test]

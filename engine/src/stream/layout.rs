@@ -51,7 +51,13 @@ pub struct SlotLayout {
 /// Bytes of the aligned window around a payload of `len` bytes at any offset: at most one block
 /// more than the payload rounded up to blocks.
 pub fn region_bytes(len: u64) -> usize {
-    (align::align_up(len, align::BLOCK).unwrap_or(u64::MAX) + align::BLOCK) as usize
+    region_bytes_in(len, align::BLOCK)
+}
+
+/// [`region_bytes`] in units of `unit` bytes (the generic decoder's: pages, which it maps):
+/// whole units, one more.
+pub fn region_bytes_in(len: u64, unit: u64) -> usize {
+    (align::align_up(len, unit).unwrap_or(u64::MAX).saturating_add(unit)) as usize
 }
 
 /// Whether ggml's `mul_mat` on one expert's slice of this type runs the same kernel as

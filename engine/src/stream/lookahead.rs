@@ -5,10 +5,17 @@
 //! its micro-batch's predictions name) reads under the same rule and counts its speculative
 //! entries here too; only decode's predictions are scored for accuracy.
 //!
-//! The rule: a layer's speculative reads stay on while at least a quarter of the entries they
-//! read are then used, judged once it has read [`LOOKAHEAD_JUDGE_LAYER`]; the whole look-ahead
-//! (the predictions too) goes off when every predicted layer is off, or when the model as a
-//! whole has read [`LOOKAHEAD_JUDGE_MODEL`] entries at under a quarter useful.
+//! The rule judges a read by the step it was for: a layer's speculative reads stay on while at
+//! least a quarter of the experts its decode steps route were predicted for that step, judged
+//! once [`LOOKAHEAD_JUDGE_LAYER`] routed experts were scored (two or three steps); a layer whose
+//! reads were never scored (a prefill's read-ahead only) is judged by the share of its
+//! speculative entries then used, once it has read [`LOOKAHEAD_JUDGE_LAYER`]. An entry used some
+//! later step counts as prefetch-served in the telemetry, but never keeps the reads on: under a
+//! replayed trace, whose routing the model's router does not predict, entries read at chance
+//! and kept in the cache are routed by chance later, and once kept look-ahead on for tens of GB
+//! of reads. The whole look-ahead (the predictions too) goes off when every predicted layer is
+//! off, or when the model as a whole has scored [`LOOKAHEAD_JUDGE_MODEL`] routed experts at
+//! under a quarter predicted (or, unscored, read as many entries at under a quarter used).
 
 /// See the module docs.
 pub const LOOKAHEAD_JUDGE_LAYER: u64 = 16;
@@ -126,12 +133,28 @@ impl Lookahead {
             return;
         }
         for la in &mut self.layers {
-            if !la.off && la.spec_entries >= LOOKAHEAD_JUDGE_LAYER && la.spec_useful * 4 < la.spec_entries {
+            let scored = la.real_with_prediction >= LOOKAHEAD_JUDGE_LAYER;
+            if !la.off
+                && ((scored && la.predicted_real * 4 < la.real_with_prediction)
+                    || (la.real_with_prediction == 0
+                        && la.spec_entries >= LOOKAHEAD_JUDGE_LAYER
+                        && la.spec_useful * 4 < la.spec_entries))
+            {
                 la.off = true;
             }
         }
         let st = self.totals();
-        if st.spec_entries >= LOOKAHEAD_JUDGE_MODEL && st.spec_useful * 4 < st.spec_entries {
+        if st.real_with_prediction >= LOOKAHEAD_JUDGE_MODEL && st.predicted_real * 4 < st.real_with_prediction {
+            self.on = false;
+            self.off_reason = Some(format!(
+                "{:.0} % of the routed experts predicted for their step, < 25 % after {} scored",
+                100.0 * st.predicted_real as f64 / st.real_with_prediction as f64,
+                st.real_with_prediction
+            ));
+        } else if st.real_with_prediction == 0
+            && st.spec_entries >= LOOKAHEAD_JUDGE_MODEL
+            && st.spec_useful * 4 < st.spec_entries
+        {
             self.on = false;
             self.off_reason = Some(format!(
                 "useful share {:.0} % < 25 % after {} speculative entries",
@@ -139,13 +162,16 @@ impl Lookahead {
                 st.spec_entries
             ));
         } else if self.layers.iter().any(|la| la.off)
-            && self.layers.iter().filter(|la| la.spec_entries > 0).all(|la| la.off)
+            && self.layers.iter().filter(|la| la.spec_entries > 0 || la.real_with_prediction > 0).all(|la| la.off)
         {
             self.on = false;
             self.off_reason = Some(format!(
-                "every layer's useful share < 25 % (after {} speculative entries, {:.0} % useful)",
+                "every layer under a quarter: {:.0} % of the routed experts predicted for their step ({} scored), \
+                 {:.0} % of {} speculative entries used",
+                100.0 * st.predicted_real as f64 / st.real_with_prediction.max(1) as f64,
+                st.real_with_prediction,
+                100.0 * st.spec_useful as f64 / st.spec_entries.max(1) as f64,
                 st.spec_entries,
-                100.0 * st.spec_useful as f64 / st.spec_entries.max(1) as f64
             ));
         }
     }
@@ -157,17 +183,15 @@ mod tests {
 
     #[test]
     fn a_layer_goes_off_under_a_quarter_useful_and_the_model_when_all_do() {
+        // Unscored (a prefill's read-ahead): judged by the entries used.
         let mut la = Lookahead::new(true, 2);
-        la.predict(0, &[1, 2]);
-        la.score(0, &[2, 3]);
-        assert_eq!(la.layers()[0].accuracy_pct(), Some(50.0));
         la.read_ahead(0, LOOKAHEAD_JUDGE_LAYER);
         for _ in 0..3 {
             la.used(0);
         }
         la.judge();
-        assert!(la.layers()[0].off && !la.on(), "3 of 16 useful, and the only predicted layer");
-        assert!(la.off_reason().unwrap().starts_with("every layer's useful share"));
+        assert!(la.layers()[0].off && !la.on(), "3 of 16 useful, and the only layer that read");
+        assert!(la.off_reason().unwrap().starts_with("every layer under a quarter"), "{:?}", la.off_reason());
         // A quarter useful keeps it on.
         let mut la = Lookahead::new(true, 1);
         la.predict(0, &[1]);
@@ -198,12 +222,53 @@ mod tests {
         assert!(la.on(), "{:?}", la.off_reason());
     }
 
+    /// Regression: under a replayed trace the predictions are at chance (4.7 %), but entries read
+    /// ahead stay cached and are routed by chance some later step; counted as useful, they kept
+    /// look-ahead on for 37-40 GB of reads. Judged by the step they were for, a layer goes off
+    /// once 16 routed experts were scored: at k = 8, after two steps.
+    #[test]
+    fn reads_used_only_later_do_not_keep_look_ahead_on() {
+        let mut la = Lookahead::new(true, 2);
+        for step in 0..2u32 {
+            for l in 0..2 {
+                let predicted: Vec<u32> = (0..8).map(|e| e + 8 * step).collect();
+                assert!(la.predict(l, &predicted), "step {step}: still on");
+                la.read_ahead(l, 8);
+                // The step routes other experts; a later step happens to route every entry.
+                la.score(l, &(100..108).collect::<Vec<u32>>());
+                for _ in 0..8 {
+                    la.used(l);
+                }
+            }
+            la.judge();
+        }
+        assert!(la.layers().iter().all(|l| l.off) && !la.on(), "{:?}", la.layers());
+        // Predicted for their step, the same reads keep it on.
+        let mut la = Lookahead::new(true, 1);
+        for _ in 0..4 {
+            la.predict(0, &[1, 2, 3, 4]);
+            la.read_ahead(0, 4);
+            la.score(0, &[1, 2, 3, 9]);
+            la.judge();
+        }
+        assert!(la.on() && !la.layers()[0].off);
+    }
+
     #[test]
     fn the_model_goes_off_after_enough_useless_entries() {
+        // Scored: 8 routed experts per layer, none predicted, no layer judged yet on its own.
         let mut la = Lookahead::new(true, 8);
         for l in 0..8 {
             la.predict(l, &[0]);
-            la.score(l, &[1]);
+            la.score(l, &(1..9).collect::<Vec<u32>>());
+            la.read_ahead(l, 1);
+        }
+        la.judge();
+        assert!(!la.on());
+        assert!(la.off_reason().unwrap().starts_with("0 % of the routed experts predicted"), "{:?}", la.off_reason());
+        // Unscored: by the entries used.
+        let mut la = Lookahead::new(true, 8);
+        for l in 0..8 {
             la.read_ahead(l, LOOKAHEAD_JUDGE_MODEL / 8);
         }
         la.judge();

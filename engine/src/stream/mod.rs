@@ -632,6 +632,7 @@ unsafe impl ExpertProvider for StreamingExperts {
             predicted_real: la.predicted_real,
             real_with_prediction: la.real_with_prediction,
             overlay_s: None,
+            overlay_critical_s: None,
         })
     }
 
