@@ -4,7 +4,7 @@
 //! closed port, a port in use), and the run still ends with the one-host text, says which host
 //! it lost, and exits 0. Nothing here is timed: a stopped host costs the run one timeout.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -36,11 +36,16 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_logging(Stdio::null())
+    }
+
+    /// A server whose stderr goes to `stderr`.
+    fn start_logging(stderr: impl Into<Stdio>) -> Server {
         let port = free_port();
         let child = bin()
             .args(["rpc-server", "--port", &port.to_string(), "-t", "1"])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let endpoint = format!("127.0.0.1:{port}");
@@ -244,4 +249,51 @@ fn hosts_that_cannot_start_are_a_clear_error_or_a_loss_never_a_hang() {
     }
     let (ok, _, err) = bmoe(&["rpc-server", "--host", "localhost"]);
     assert!(!ok && err.contains("IPv4"), "{err}");
+}
+
+/// ggml-rpc's HELLO as a coordinator sends it: the command byte (14), the request's size (u64
+/// LE) and the request (protocol version and transport caps; zeros are accepted).
+fn hello() -> Vec<u8> {
+    let mut m = vec![14u8];
+    m.extend_from_slice(&24u64.to_le_bytes());
+    m.extend_from_slice(&[0; 24]);
+    m
+}
+
+/// Issue 44, defect 1: a client that closes while the server writes to it (a HELLO sent, the
+/// socket closed before the reply, as a coordinator that gave up waiting in the accept queue
+/// does) killed the server with SIGPIPE (exit 141, no word). It costs that connection only: the
+/// server says it dropped the client and answers the next one, a raw HELLO and a coordinator.
+#[test]
+fn a_client_that_closes_while_the_server_writes_costs_that_connection_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path());
+    let log = dir.path().join("rpc-server.stderr");
+    let mut server = Server::start_logging(std::fs::File::create(&log).unwrap());
+    for _ in 0..5 {
+        let mut s = TcpStream::connect(&server.endpoint).expect("the server is gone, killed by a client before");
+        s.write_all(&hello()).unwrap();
+        drop(s);
+    }
+    // The next client is served once those are: its HELLO gets a reply (a u64 size, then that).
+    let mut s = TcpStream::connect(&server.endpoint).expect("the server is gone");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(&hello()).unwrap();
+    let mut size = [0u8; 8];
+    s.read_exact(&mut size).expect("no reply to the next client's HELLO");
+    let size = u64::from_le_bytes(size);
+    assert!(size > 0 && size < 1024, "{size}");
+    s.read_exact(&mut vec![0; size as usize]).unwrap();
+    drop(s);
+    assert!(server.child.try_wait().unwrap().is_none(), "the server exited");
+    let err = std::fs::read_to_string(&log).unwrap();
+    assert!(err.contains("rpc-server: a coordinator closed its connection while this server was writing"), "{err}");
+    // And a coordinator after them runs on it, with the one-host text.
+    let (ok, one, err) = bmoe(&run_args(&m, "8", &["--temp", "0"]));
+    assert!(ok, "{err}");
+    let (ok, out, err) = bmoe(&run_args(&m, "8", &["--temp", "0", "--rpc", &server.endpoint]));
+    assert!(ok, "{err}");
+    assert!(err.contains("rpc: 1 of 1 expert hosts up"), "{err}");
+    assert_eq!(out, one);
+    assert!(server.child.try_wait().unwrap().is_none(), "the server exited");
 }
