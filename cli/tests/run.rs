@@ -464,3 +464,27 @@ fn lossy_knobs_say_so() {
         assert!(!ok && err.contains(says), "{bad:?}: {err}");
     }
 }
+
+/// Issue 44, defect 9: a `--cache-mb` larger than free memory on a model whose experts fit was
+/// refused by the floor check ("would leave less than --cache-floor-mb"), though the pool is
+/// capped to every expert's bytes. The cap comes first; the run takes the capped pool.
+#[test]
+fn a_cache_larger_than_free_memory_is_capped_to_the_experts_before_the_floor_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q4_k_m", "--seed", "4", "-o", m]);
+    assert!(ok, "{err}");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "4", "-t", "2"];
+        a.extend_from_slice(extra);
+        bmoe(&a)
+    };
+    let (ok, resident, err) = run(&["--moe-stream", "off"]);
+    assert!(ok, "{err}");
+    // 1 TiB: more than this machine's MemAvailable, whatever the machine.
+    let (ok, out, err) = run(&["--moe-stream", "on", "--cache-mb", "1T"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("(capped from 1024.0 GiB: every expert fits)"), "{err}");
+    assert_eq!(out, resident);
+}
