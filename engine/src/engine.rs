@@ -1571,6 +1571,7 @@ impl Engine {
         let header = session_file::Header {
             model: &model,
             engine: self.report.kind.name(),
+            decoder: self.decoder_name(),
             n_ctx: self.report.n_ctx,
             tokens: &self.kv,
             experts: &experts,
@@ -1593,6 +1594,7 @@ impl Engine {
         let want = session_file::Expect {
             model: &model,
             engine: self.report.kind.name(),
+            decoder: self.decoder_name(),
             n_ctx: self.report.n_ctx,
             n_vocab: self.vocab.n_vocab() as u32,
             experts: match (&self.index, &self.runner) {
@@ -1671,6 +1673,16 @@ impl Engine {
         cache
             .map(|c| c.resident_ids().map(|id| c.geometry().key(id)).map(|k| [k.layer, k.expert]).collect())
             .unwrap_or_default()
+    }
+
+    /// The decoder running `--engine bmoe` (what a session records: the two keep different
+    /// states), None for llama.cpp.
+    fn decoder_name(&self) -> Option<&'static str> {
+        match self.runner {
+            Runner::Resident(_) | Runner::Stream(_) => Some(DecoderKind::Native.name()),
+            Runner::Generic(_) => Some(DecoderKind::Generic.name()),
+            Runner::Llama(_) => None,
+        }
     }
 
     /// What a session file names the model by: its content ([`session_file::ModelId`]).
