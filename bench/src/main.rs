@@ -139,12 +139,22 @@ struct QualityArgs {
     json: Option<PathBuf>,
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    match cli.cmd {
-        Cmd::HoldRam { bytes } => Ok(hold::serve(bytes)?),
+    let r = match cli.cmd {
+        Cmd::HoldRam { bytes } => hold::serve(bytes).map_err(anyhow::Error::from),
         Cmd::Protocol(a) => protocol(*a),
         Cmd::Quality(a) => quality(*a),
+    };
+    match r {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // The error and its causes on one line, once: returning it from main would print its
+            // Debug form (each cause again under "Caused by", and a backtrace under
+            // RUST_BACKTRACE=1).
+            eprintln!("bmoe-bench: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }
 
@@ -205,7 +215,11 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
             .map_err(bmoe::engine::model::Error::from)
             .and_then(bmoe::engine::generic::index::GenericIndex::new)
             .map(|g| g.layers)
-            .map_err(|generic| anyhow::anyhow!("{native}; as the generic decoder reads it: {generic}"))
+            .map_err(|generic| match generic.to_string() {
+                // The same failure both ways (a file that cannot be opened): once.
+                g if g == native.to_string() => anyhow::anyhow!("{native}"),
+                g => anyhow::anyhow!("{native}; as the generic decoder reads it: {g}"),
+            })
             .with_context(|| format!("indexing {}", model.display()))?,
     };
     let mut common: Vec<String> = vec![

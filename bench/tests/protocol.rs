@@ -186,3 +186,24 @@ fn ram_gb_that_would_lock_everything_or_nothing_is_refused() {
         assert!(err.contains(&format!("--ram-gb {}", v.parse::<f64>().unwrap())), "--ram-gb {v}: {err}");
     }
 }
+
+/// Issue 44, defect 10: an error is one line, its causes once, no backtrace (under
+/// RUST_BACKTRACE=1 the Debug form returned from main printed one, and each cause again).
+#[test]
+fn an_error_is_one_line_without_a_backtrace() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = Command::new(env!("CARGO_BIN_EXE_bmoe-bench"))
+        .env("RUST_BACKTRACE", "1")
+        .args(["protocol", "-m", "/nonexistent/model.gguf", "--bmoe", "/bin/true", "--fio-seconds", "0"])
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(!st.status.success(), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].starts_with("bmoe-bench: error: indexing /nonexistent/model.gguf: "), "{err}");
+    assert!(!err.contains("Caused by") && !err.contains("acktrace"), "{err}");
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+}

@@ -77,7 +77,7 @@ enum Format {
 
 /// `bmoe run`'s flags, parsed from a row's argv.
 #[derive(clap::Parser)]
-#[command(no_binary_name = true)]
+#[command(no_binary_name = true, name = "bmoe", bin_name = "bmoe run")]
 struct RowArgs {
     #[command(flatten)]
     run: crate::run::Args,

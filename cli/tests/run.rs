@@ -488,3 +488,34 @@ fn a_cache_larger_than_free_memory_is_capped_to_the_experts_before_the_floor_che
     assert!(err.contains("(capped from 1024.0 GiB: every expert fits)"), "{err}");
     assert_eq!(out, resident);
 }
+
+/// Issue 44, defect 10: messages that named the wrong flag or program. `--decoder generic` with
+/// drafting pointed to `--engine bmoe` (already given); `--draft-corrupt -1` got clap's
+/// "unexpected argument" instead of the range; `bmoe bench --run-args` printed `bmoe-cli` in
+/// its usage line.
+#[test]
+fn messages_name_the_flag_to_pass_and_the_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
+    assert!(ok, "{err}");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "4", "-t", "2"];
+        a.extend_from_slice(extra);
+        bmoe(&a)
+    };
+    let (ok, out, err) = run(&["--moe-stream", "on", "--decoder", "generic", "--ngram"]);
+    assert!(!ok && out.is_empty(), "{err}");
+    assert!(err.contains("not the generic one (--decoder native)") && !err.contains("--engine bmoe"), "{err}");
+    let tokens = dir.path().join("tokens.txt");
+    std::fs::write(&tokens, "# bmoe tokens v1\n1 2 3 4\n").unwrap();
+    for p in ["-1", "-0.5", "1.5"] {
+        let (ok, out, err) = run(&["--draft-replay", tokens.to_str().unwrap(), "--draft-corrupt", p]);
+        assert!(!ok && out.is_empty(), "{err}");
+        assert!(err.contains(&format!("--draft-corrupt {p}: a probability, 0 to 1")), "{p}: {err}");
+    }
+    let (ok, _, err) = bmoe(&["bench", "-m", m, "-p", "4", "-n", "2", "-r", "1", "--run-args", "--bogus-flag"]);
+    assert!(!ok && err.contains("--bogus-flag"), "{err}");
+    assert!(err.contains("Usage: bmoe run ") && !err.contains("bmoe-cli"), "{err}");
+}

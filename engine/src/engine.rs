@@ -942,8 +942,16 @@ impl EngineBuilder {
             )));
         }
         let native = |what: &str| -> Result<()> {
-            if self.kind != EngineKind::Bmoe || self.decoder == DecoderKind::Generic {
-                return Err(Error::Invalid(format!("{what} is built for bmoe's native decoder (--engine bmoe)")));
+            if self.kind != EngineKind::Bmoe {
+                return Err(Error::Invalid(format!(
+                    "{what} is built for bmoe's native decoder, not --engine {} (--engine bmoe)",
+                    self.kind.name()
+                )));
+            }
+            if self.decoder == DecoderKind::Generic {
+                return Err(Error::Invalid(format!(
+                    "{what} is built for bmoe's native decoder, not the generic one (--decoder native)"
+                )));
             }
             Ok(())
         };
