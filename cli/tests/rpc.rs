@@ -297,3 +297,18 @@ fn a_client_that_closes_while_the_server_writes_costs_that_connection_only() {
     assert_eq!(out, one);
     assert!(server.child.try_wait().unwrap().is_none(), "the server exited");
 }
+
+/// Issue 44, defect 3: one server under two names (`localhost:P`, `127.0.0.1:P`) was accepted
+/// (the check compared strings) and the second worker waited on it for its whole start. It is
+/// refused, naming both.
+#[test]
+fn one_server_under_two_names_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path());
+    let port = free_port();
+    let hosts = format!("localhost:{port},127.0.0.1:{port}");
+    let (ok, out, err) = bmoe(&run_args(&m, "4", &["--temp", "0", "--rpc", &hosts]));
+    assert!(!ok && out.is_empty(), "{err}");
+    let why = format!("--rpc names one server twice: localhost:{port} and 127.0.0.1:{port} are both 127.0.0.1:{port}");
+    assert!(err.contains(&why), "{err}");
+}

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::link::{wait, Failure, Link};
 use super::placement::{deal, serve, Plan};
 use super::protocol::{Audit, Compute, Init, Reply};
-use super::{check_endpoint, RpcEvents, RpcOptions, MAX_HOSTS};
+use super::{check_distinct, check_endpoint, RpcEvents, RpcOptions, MAX_HOSTS};
 use crate::cache::replay::AccessStream;
 use crate::cache::trace::RouteTrace;
 use crate::decoder::{Collected, RemoteExperts};
@@ -212,12 +212,10 @@ impl Coordinator {
         if opts.hosts.len() > MAX_HOSTS {
             return Err(Error::Rpc(format!("{} hosts: ggml-rpc takes at most {MAX_HOSTS}", opts.hosts.len())));
         }
-        for (i, h) in opts.hosts.iter().enumerate() {
+        for h in &opts.hosts {
             check_endpoint(h).map_err(Error::Rpc)?;
-            if opts.hosts[..i].contains(h) {
-                return Err(Error::Rpc(format!("--rpc names {h} twice")));
-            }
         }
+        check_distinct(&opts.hosts).map_err(Error::Rpc)?;
         if opts.timeout.is_zero() {
             return Err(Error::Rpc("a timeout of 0".into()));
         }
