@@ -312,3 +312,35 @@ fn one_server_under_two_names_is_refused() {
     let why = format!("--rpc names one server twice: localhost:{port} and 127.0.0.1:{port} are both 127.0.0.1:{port}");
     assert!(err.contains(&why), "{err}");
 }
+
+/// Issue 44, defect 2: a host that accepts and never replies held every coordinator for the
+/// start's fixed minute whatever `--rpc-timeout-ms` said. The flag bounds the start too: the
+/// host is lost at start after it, and the run is one host's.
+#[test]
+fn a_silent_host_at_start_costs_the_rpc_timeout_not_a_minute() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path());
+    let (ok, one, err) = bmoe(&run_args(&m, "4", &["--temp", "0"]));
+    assert!(ok, "{err}");
+    // Listening, never accepting: the kernel completes the connection, nothing ever answers.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let ep = silent.local_addr().unwrap().to_string();
+    let args = run_args(&m, "4", &["--temp", "0", "--rpc", &ep, "--rpc-timeout-ms", "1000"]);
+    let mut child = bin().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // Well under the old minute; the run itself takes a second or two.
+    let until = Instant::now() + Duration::from_secs(40);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > until {
+            let _ = child.kill();
+            panic!("the run still waits on a silent host after 40 s with --rpc-timeout-ms 1000");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), one);
+    assert!(err.contains(&format!("rpc: lost host 1 ({ep}) at start")), "{err}");
+    assert!(err.contains("rpc: 0 of 1 expert hosts up"), "{err}");
+    drop(silent);
+}
