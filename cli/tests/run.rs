@@ -519,3 +519,47 @@ fn messages_name_the_flag_to_pass_and_the_program() {
     assert!(!ok && err.contains("--bogus-flag"), "{err}");
     assert!(err.contains("Usage: bmoe run ") && !err.contains("bmoe-cli"), "{err}");
 }
+
+/// Issue 44, defect 10: `bmoe bench` whose model went away after the first measurements
+/// printed the error only, losing every row measured. The rows measured are printed, then the
+/// error.
+#[test]
+fn bench_prints_the_rows_measured_before_a_failure_then_the_error() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
+    assert!(ok, "{err}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bmoe"))
+        .args(["bench", "-m", m, "-p", "4", "-n", "2", "-r", "50", "-t", "2", "-o", "jsonl"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = String::new();
+    // After the first measurement: the bench paused, the model deleted, the bench resumed.
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        seen += &format!("{l}\n");
+        if l.starts_with("bench: [1/") {
+            break;
+        }
+    }
+    // SAFETY: kill(2) on the pid of a child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+    std::fs::remove_file(&model).unwrap();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+    for l in lines {
+        seen += &format!("{}\n", l.unwrap());
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success(), "{seen}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!rows.is_empty() && rows.iter().all(|r| r["reps"].as_u64() >= Some(1)), "{stdout}\n{seen}");
+    assert!(seen.contains("the rows measured before it are printed above") && seen.contains(m), "{seen}");
+}
