@@ -10,6 +10,41 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+/// The least `--ram-gb` leaves available: below it the engine, the page cache and the rest of
+/// the system would be starved by the helper's locked memory (the OOM killer's choice then).
+pub const MIN_KEEP_BYTES: u64 = 1 << 30;
+
+/// What the helper holds so that about `keep_gib` GiB stay available, out of `mem_available`
+/// bytes: checked, since a NaN, an infinity, zero or a negative number all convert to a `keep`
+/// of 0 and would lock every available byte, and a `keep` of more than is available holds
+/// nothing and limits nothing.
+///
+/// # Errors
+/// What is wrong with `--ram-gb`, in words for the command line.
+pub fn hold_bytes(keep_gib: f64, mem_available: u64) -> Result<u64, String> {
+    const GIB: f64 = (1u64 << 30) as f64;
+    if !keep_gib.is_finite() || keep_gib <= 0.0 {
+        return Err(format!("--ram-gb {keep_gib}: expected a positive number of GiB to leave available"));
+    }
+    let keep = keep_gib * GIB;
+    if keep < MIN_KEEP_BYTES as f64 {
+        return Err(format!(
+            "--ram-gb {keep_gib}: leaves less than {} GiB available, too little for the engine and the system; \
+             give at least {}",
+            MIN_KEEP_BYTES as f64 / GIB,
+            MIN_KEEP_BYTES as f64 / GIB
+        ));
+    }
+    if keep >= mem_available as f64 {
+        return Err(format!(
+            "--ram-gb {keep_gib}: MemAvailable is {:.1} GiB, so there is nothing to hold and RAM would not be \
+             limited; give less, or leave --ram-gb out",
+            mem_available as f64 / GIB
+        ));
+    }
+    Ok(mem_available - keep as u64)
+}
+
 /// The helper's side: hold `bytes` until stdin closes.
 ///
 /// # Errors
@@ -101,5 +136,29 @@ impl Drop for RamHold {
         drop(self.child.stdin.take());
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    /// Issue 44, defect 7: `--ram-gb` values that would lock everything or hold nothing.
+    #[test]
+    fn ram_gb_is_checked_before_anything_is_held() {
+        assert_eq!(hold_bytes(8.0, 20 * GIB), Ok(12 * GIB));
+        assert_eq!(hold_bytes(1.5, 4 * GIB), Ok(4 * GIB - 3 * GIB / 2));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, -1.0] {
+            let e = hold_bytes(bad, 20 * GIB).unwrap_err();
+            assert!(e.contains("expected a positive number of GiB"), "{bad}: {e}");
+        }
+        let e = hold_bytes(0.5, 20 * GIB).unwrap_err();
+        assert!(e.contains("leaves less than 1 GiB available"), "{e}");
+        for over in [20.0, 1000.0] {
+            let e = hold_bytes(over, 20 * GIB).unwrap_err();
+            assert!(e.contains("MemAvailable is 20.0 GiB, so there is nothing to hold"), "{over}: {e}");
+        }
     }
 }

@@ -45,8 +45,8 @@ struct ProtocolArgs {
     #[arg(long, conflicts_with = "model")]
     preset: Option<String>,
     /// Leave about this much RAM (GiB) to the engine and the page cache: a helper process
-    /// holds the rest (mlock) for the whole run.
-    #[arg(long)]
+    /// holds the rest (mlock) for the whole run. At least 1, less than MemAvailable.
+    #[arg(long, allow_negative_numbers = true)]
     ram_gb: Option<f64>,
     /// Which default cells to run (comma list of: llama-mmap, resident, stream-nocache,
     /// stream-auto, overlap; `none` for only --cell/--budgets-mb ones).
@@ -139,12 +139,22 @@ struct QualityArgs {
     json: Option<PathBuf>,
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    match cli.cmd {
-        Cmd::HoldRam { bytes } => Ok(hold::serve(bytes)?),
+    let r = match cli.cmd {
+        Cmd::HoldRam { bytes } => hold::serve(bytes).map_err(anyhow::Error::from),
         Cmd::Protocol(a) => protocol(*a),
         Cmd::Quality(a) => quality(*a),
+    };
+    match r {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // The error and its causes on one line, once: returning it from main would print its
+            // Debug form (each cause again under "Caused by", and a backtrace under
+            // RUST_BACKTRACE=1).
+            eprintln!("bmoe-bench: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }
 
@@ -181,6 +191,12 @@ fn quality(a: QualityArgs) -> anyhow::Result<()> {
 }
 
 fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
+    // --ram-gb first: a value that would lock every available byte (or hold nothing) is refused
+    // before a model is synthesized or indexed.
+    if let Some(gb) = a.ram_gb {
+        let avail = sys::mem_available().context("--ram-gb needs /proc/meminfo")?;
+        hold::hold_bytes(gb, avail).map_err(anyhow::Error::msg)?;
+    }
     let exe = std::env::current_exe().context("locating this binary")?;
     let bmoe = a.bmoe.clone().unwrap_or_else(|| exe.with_file_name("bmoe"));
     if !bmoe.exists() {
@@ -199,7 +215,11 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
             .map_err(bmoe::engine::model::Error::from)
             .and_then(bmoe::engine::generic::index::GenericIndex::new)
             .map(|g| g.layers)
-            .map_err(|generic| anyhow::anyhow!("{native}; as the generic decoder reads it: {generic}"))
+            .map_err(|generic| match generic.to_string() {
+                // The same failure both ways (a file that cannot be opened): once.
+                g if g == native.to_string() => anyhow::anyhow!("{native}"),
+                g => anyhow::anyhow!("{native}; as the generic decoder reads it: {g}"),
+            })
             .with_context(|| format!("indexing {}", model.display()))?,
     };
     let mut common: Vec<String> = vec![
@@ -257,15 +277,17 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         PathBuf::from(format!("bench-out/protocol-{t}"))
     });
 
-    // RAM: drop the page cache, then hold what is available beyond --ram-gb.
-    let _ = sys::drop_caches();
+    // RAM: drop the page cache (unless told not to), then hold what is available beyond
+    // --ram-gb, measured again now that the cache is dropped.
+    if !a.no_drop_caches {
+        let _ = sys::drop_caches();
+    }
     let mut _hold = None;
     let ram_note = match a.ram_gb {
         None => "not limited".to_string(),
         Some(gb) => {
             let avail = sys::mem_available().context("--ram-gb needs /proc/meminfo")?;
-            let keep = (gb * (1u64 << 30) as f64) as u64;
-            let hold_bytes = avail.saturating_sub(keep);
+            let hold_bytes = hold::hold_bytes(gb, avail).map_err(anyhow::Error::msg)?;
             eprintln!("bmoe-bench: holding {:.1} GiB so that about {gb} GiB stay available", hold_bytes as f64 / GIB);
             let h = RamHold::start(&exe, hold_bytes).context("starting the RAM holder")?;
             let note = format!(
@@ -300,6 +322,14 @@ fn protocol(a: ProtocolArgs) -> anyhow::Result<()> {
     let outcome = p.run(&mut check)?;
     println!("{}", outcome.markdown);
     eprintln!("bmoe-bench: wrote {}/summary.md, summary.csv, tok_s.svg, tokens.svg and cells/", out.display());
+    let failed = outcome.runs.iter().filter(|r| r.error.is_some()).count();
+    if failed > 0 {
+        bail!(
+            "{failed} of {} runs failed (their errors are in the table above and their logs in {}/cells/)",
+            outcome.runs.len(),
+            out.display()
+        );
+    }
     Ok(())
 }
 

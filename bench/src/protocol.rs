@@ -332,7 +332,7 @@ impl Protocol {
         for r in runs.iter().filter(|r| r.gave_up_waiting) {
             flags.push(format!(
                 "{} round {}: MemAvailable did not come back within {:.0} s (entered at {:.0} MiB)",
-                self.cells[r.cell].name,
+                md_cell(&self.cells[r.cell].name),
                 r.round + 1,
                 self.settle.as_secs_f64(),
                 r.mem_entry.unwrap_or(0) as f64 / MIB
@@ -652,7 +652,7 @@ impl Protocol {
         for r in runs {
             s += &format!(
                 "| {} | {} | {} | {} | {} | {:.1}{} | {:.0} | {:.0} | {} |\n",
-                self.cells[r.cell].name,
+                md_cell(&self.cells[r.cell].name),
                 r.round + 1,
                 r.summary["tok/s"].as_f64().map_or("–".into(), |v| format!("{v:.3}")),
                 r.summary["prefill_s"].as_f64().map_or("–".into(), |v| format!("{v:.3}")),
@@ -661,11 +661,17 @@ impl Protocol {
                 if r.gave_up_waiting { " (gave up)" } else { "" },
                 r.mem_entry.unwrap_or(0) as f64 / MIB,
                 r.wall_s,
-                r.error.as_deref().unwrap_or("")
+                md_cell(r.error.as_deref().unwrap_or(""))
             );
         }
         s
     }
+}
+
+/// Text as one cell of a markdown table row: a `|` would end the cell and a newline the row (a
+/// failed run's error is the engine's last stderr lines, joined with ` | `).
+pub fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace("\r\n", "<br>").replace(['\n', '\r'], "<br>")
 }
 
 /// `YYYY-MM-DD HH:MM UTC` without a date crate.
@@ -699,6 +705,17 @@ mod tests {
         assert!(d[0].is_llama() && !d[0].is_resident());
         assert!(d[1].is_resident() && !d[1].is_llama());
         assert!(!d[2].is_llama() && !d[2].is_resident());
+    }
+
+    /// Issue 44, defect 7: an error with `|` or a newline kept in its cell and row.
+    #[test]
+    fn table_cells_escape_pipes_and_newlines() {
+        assert_eq!(md_cell("plain"), "plain");
+        assert_eq!(md_cell("exit status: 2: a | b"), "exit status: 2: a \\| b");
+        assert_eq!(md_cell("one\ntwo\r\nthree"), "one<br>two<br>three");
+        let row = format!("| {} |", md_cell("x | y\nz"));
+        assert_eq!(row.lines().count(), 1);
+        assert_eq!(row.replace("\\|", "").matches('|').count(), 2, "{row}");
     }
 
     #[test]

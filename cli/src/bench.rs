@@ -77,7 +77,7 @@ enum Format {
 
 /// `bmoe run`'s flags, parsed from a row's argv.
 #[derive(clap::Parser)]
-#[command(no_binary_name = true)]
+#[command(no_binary_name = true, name = "bmoe", bin_name = "bmoe run")]
 struct RowArgs {
     #[command(flatten)]
     run: crate::run::Args,
@@ -196,60 +196,86 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let total = rows.len() * args.repetitions;
     let mut done = 0;
     for rep in 0..args.repetitions {
-        for (row, argv) in rows.iter_mut().zip(&argvs) {
+        for i in 0..rows.len() {
             done += 1;
-            let r = RowArgs::try_parse_from(argv).expect("checked above").run;
-            let model = r.model.clone().context("-m")?;
-            let mut engine = r.builder(&model)?.cancel(signals.cancel.clone()).open()?;
-            if row.resolved.is_none() {
-                row.resolved = Some(resolve(engine.report()));
-            }
-            let n_vocab = engine.tokenizer().n_vocab() as u64;
-            let mut rng = args.seed ^ 0x9e37_79b9_7f4a_7c15 ^ (rep as u64) << 32;
-            let mut token = || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                (rng % n_vocab) as i32
-            };
-            let t0 = engine.telemetry();
-            let (n, secs) = match row.test {
-                Test::Pp(n) => {
-                    let prompt: Vec<i32> = (0..n).map(|_| token()).collect();
-                    let t = Instant::now();
-                    engine.eval(&prompt)?;
-                    (n, t.elapsed().as_secs_f64())
+            if let Err(e) = measure(&args, &mut rows[i], &argvs[i], rep, &signals, (done, total)) {
+                // A failure after some measurements (the model deleted, the disk gone): the
+                // rows measured so far are printed, then the error, not lost with it.
+                rows.retain(|r| !r.tok_s.is_empty());
+                if e.downcast_ref::<Exit>().is_some() || rows.is_empty() {
+                    return Err(e);
                 }
-                Test::Tg(n) => {
-                    // Greedy through the generation loop (so that speculative decoding, when a row
-                    // asks for it, drafts): a one-token prompt, then n steps, timed.
-                    let argmax = |l: &[f32]| (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap_or(0) as i32;
-                    let params = GenParams { n_predict: n + 1, ignore_eos: true };
-                    let g = engine.generate(&[token()], &params, &mut |l| argmax(l), &mut |_| Control::Continue)?;
-                    (g.step_s.len(), g.step_s.iter().sum())
-                }
-            };
-            if signals.cancel.is_cancelled() {
-                return Err(Exit(signals.exit_code()).into());
+                print!("{}", render(&args, &rows)?);
+                return Err(e.context(format!(
+                    "measurement {done} of {total} (the rows measured before it are printed above)"
+                )));
             }
-            let t1 = engine.telemetry();
-            // Tg's counters include its one-token prompt: small against n steps, and the
-            // same for every row.
-            if let (Some(a), Some(b)) = (t0.provider, t1.provider) {
-                row.read_mib.push((b.bytes_read - a.bytes_read) as f64 / (1u64 << 20) as f64);
-                row.stall_s.push(b.io_s - a.io_s);
-            }
-            let tps = n as f64 / secs.max(1e-9);
-            row.tok_s.push(tps);
-            eprintln!(
-                "bench: [{done}/{total}] rep {} {} {}: {tps:.2} tok/s",
-                rep + 1,
-                row.test.name(),
-                row.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
-            );
         }
     }
     print!("{}", render(&args, &rows)?);
+    Ok(())
+}
+
+/// One measurement of `row` (repetition `rep`; `at` = (this one, of how many), for the
+/// progress line).
+fn measure(
+    args: &Args,
+    row: &mut Row,
+    argv: &[String],
+    rep: usize,
+    signals: &Signals,
+    at: (usize, usize),
+) -> anyhow::Result<()> {
+    let (done, total) = at;
+    let r = RowArgs::try_parse_from(argv).expect("checked above").run;
+    let model = r.model.clone().context("-m")?;
+    let mut engine = r.builder(&model)?.cancel(signals.cancel.clone()).open()?;
+    if row.resolved.is_none() {
+        row.resolved = Some(resolve(engine.report()));
+    }
+    let n_vocab = engine.tokenizer().n_vocab() as u64;
+    let mut rng = args.seed ^ 0x9e37_79b9_7f4a_7c15 ^ (rep as u64) << 32;
+    let mut token = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n_vocab) as i32
+    };
+    let t0 = engine.telemetry();
+    let (n, secs) = match row.test {
+        Test::Pp(n) => {
+            let prompt: Vec<i32> = (0..n).map(|_| token()).collect();
+            let t = Instant::now();
+            engine.eval(&prompt)?;
+            (n, t.elapsed().as_secs_f64())
+        }
+        Test::Tg(n) => {
+            // Greedy through the generation loop (so that speculative decoding, when a row
+            // asks for it, drafts): a one-token prompt, then n steps, timed.
+            let argmax = |l: &[f32]| (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap_or(0) as i32;
+            let params = GenParams { n_predict: n + 1, ignore_eos: true };
+            let g = engine.generate(&[token()], &params, &mut |l| argmax(l), &mut |_| Control::Continue)?;
+            (g.step_s.len(), g.step_s.iter().sum())
+        }
+    };
+    if signals.cancel.is_cancelled() {
+        return Err(Exit(signals.exit_code()).into());
+    }
+    let t1 = engine.telemetry();
+    // Tg's counters include its one-token prompt: small against n steps, and the
+    // same for every row.
+    if let (Some(a), Some(b)) = (t0.provider, t1.provider) {
+        row.read_mib.push((b.bytes_read - a.bytes_read) as f64 / (1u64 << 20) as f64);
+        row.stall_s.push(b.io_s - a.io_s);
+    }
+    let tps = n as f64 / secs.max(1e-9);
+    row.tok_s.push(tps);
+    eprintln!(
+        "bench: [{done}/{total}] rep {} {} {}: {tps:.2} tok/s",
+        rep + 1,
+        row.test.name(),
+        row.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    );
     Ok(())
 }
 

@@ -31,7 +31,8 @@ pub struct RpcArgs {
     #[arg(long, value_name = "TRACE")]
     pub placement_trace: Option<PathBuf>,
     /// Give a host up when its reply to one layer takes longer than this, in ms (its experts
-    /// are then computed here).
+    /// are then computed here); at start, when it shows no progress for this long (its
+    /// handshake, each layer's upload, its audit) [default: 5000 a layer, 60000 at start].
     #[arg(long, value_name = "MS")]
     pub rpc_timeout_ms: Option<u64>,
 }
@@ -65,7 +66,10 @@ impl RpcArgs {
             if ms == 0 {
                 bail!("--rpc-timeout-ms 0: a host needs some time to answer");
             }
+            // Every wait, the start's included: a host that accepts and never answers costs
+            // this, not the default minute.
             o.timeout = Duration::from_millis(ms);
+            o.start_timeout = o.timeout;
         }
         o.events = RpcEvents(Arc::new(|line| eprintln!("{line}")));
         Ok(Some(o))

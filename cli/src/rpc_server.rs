@@ -56,6 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(d) = &args.cache_dir {
         std::fs::create_dir_all(d).with_context(|| format!("--cache-dir {}", d.display()))?;
     }
+    survive_closed_clients();
     let (maj, min, patch) = bmoe::engine::rpc::protocol_version();
     eprintln!(
         "rpc-server: serving this machine's CPU ({threads} threads) to one coordinator at a time on {endpoint} \
@@ -64,6 +65,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     backend::rpc_serve(&endpoint, args.cache_dir.as_deref(), threads)?;
     bail!("the ggml RPC server on {endpoint} stopped: it could not listen, or accept (ggml said why above)")
+}
+
+/// A coordinator that closes its socket while the server writes to it must cost that
+/// connection only. ggml-rpc sends without `MSG_NOSIGNAL` and `main` leaves SIGPIPE fatal (right
+/// for a pipe on stdout, not for a server), so the write would kill the process (exit 141, no
+/// word). With this handler the send fails with EPIPE instead, ggml ends that client's loop and
+/// accepts the next one; the handler only says so (the server has no other hook to log it).
+fn survive_closed_clients() {
+    extern "C" fn on_sigpipe(_sig: libc::c_int) {
+        let msg = b"rpc-server: a coordinator closed its connection while this server was writing to it: \
+                    dropped that client; serving the next one\n";
+        // SAFETY: write(2) on stderr with a live buffer; async-signal-safe.
+        unsafe { libc::write(2, msg.as_ptr().cast(), msg.len()) };
+    }
+    // SAFETY: a plain sigaction whose handler only calls write(2), which is async-signal-safe;
+    // SA_RESTART so that no other thread's blocking call sees EINTR because of it.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigpipe as *const () as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGPIPE, &sa, std::ptr::null_mut());
+    }
 }
 
 /// `bmoe rpc-worker`: serve the coordinator on standard input (a socket it made); never returns.

@@ -311,7 +311,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     draft_replay: Option<PathBuf>,
     /// --draft-replay: each drafted token replaced by a wrong one with probability P [default: 0].
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
     draft_corrupt: Option<f64>,
     /// The skip rule of speculative decoding: verify only the drafts (and the part of each)
     /// expected to pay for the union of experts their rows read, by the acceptance measured

@@ -400,3 +400,29 @@ fn llama_cpp_flags_parse_and_the_irrelevant_ones_warn() {
     let o = chat(&["run", "-m", ms, "--min-p", "2"], "");
     assert!(!o.status.success() && err(&o).contains("--min-p"), "{}", err(&o));
 }
+
+/// Issue 44, defect 8: both decoders are `--engine bmoe`, and a session of one was refused by
+/// the other for a reason that misled (llama.cpp's raw `state_set_data` error one way, "not this
+/// model's state" the other). The session records its decoder and the other says so by name.
+#[test]
+fn a_session_of_one_decoder_is_refused_by_the_other_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path(), "qwen3moe");
+    let m = m.to_str().unwrap();
+    let base = ["chat", "-m", m, "-n", "4", "-t", "2", "--temp", "0", "--ignore-eos", "--moe-stream", "on"];
+    let args = |decoder| [&base[..], &["--decoder", decoder]].concat();
+    for (from, to) in [("native", "generic"), ("generic", "native")] {
+        let s = dir.path().join(format!("{from}.session"));
+        let o = chat(&args(from), &format!("Hello there\n/save {}\n", s.display()));
+        assert!(o.status.success() && err(&o).contains("saved: "), "{}", err(&o));
+        // Its own decoder takes it back.
+        let o = chat(&args(from), &format!("/load {}\n", s.display()));
+        assert!(o.status.success() && err(&o).contains("loaded: "), "{}", err(&o));
+        let o = chat(&args(to), &format!("/load {}\nHi\n", s.display()));
+        let e = err(&o);
+        assert!(o.status.success(), "{e}");
+        let why = format!("saved by the {from} decoder; this run uses the {to} one (pass --decoder {from})");
+        assert!(e.contains(&why), "{e}");
+        assert!(!e.contains("loaded: ") && !e.contains("state_set_data"), "{e}");
+    }
+}

@@ -4,7 +4,7 @@
 //! closed port, a port in use), and the run still ends with the one-host text, says which host
 //! it lost, and exits 0. Nothing here is timed: a stopped host costs the run one timeout.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -36,11 +36,16 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_logging(Stdio::null())
+    }
+
+    /// A server whose stderr goes to `stderr`.
+    fn start_logging(stderr: impl Into<Stdio>) -> Server {
         let port = free_port();
         let child = bin()
             .args(["rpc-server", "--port", &port.to_string(), "-t", "1"])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let endpoint = format!("127.0.0.1:{port}");
@@ -244,4 +249,98 @@ fn hosts_that_cannot_start_are_a_clear_error_or_a_loss_never_a_hang() {
     }
     let (ok, _, err) = bmoe(&["rpc-server", "--host", "localhost"]);
     assert!(!ok && err.contains("IPv4"), "{err}");
+}
+
+/// ggml-rpc's HELLO as a coordinator sends it: the command byte (14), the request's size (u64
+/// LE) and the request (protocol version and transport caps; zeros are accepted).
+fn hello() -> Vec<u8> {
+    let mut m = vec![14u8];
+    m.extend_from_slice(&24u64.to_le_bytes());
+    m.extend_from_slice(&[0; 24]);
+    m
+}
+
+/// Issue 44, defect 1: a client that closes while the server writes to it (a HELLO sent, the
+/// socket closed before the reply, as a coordinator that gave up waiting in the accept queue
+/// does) killed the server with SIGPIPE (exit 141, no word). It costs that connection only: the
+/// server says it dropped the client and answers the next one, a raw HELLO and a coordinator.
+#[test]
+fn a_client_that_closes_while_the_server_writes_costs_that_connection_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path());
+    let log = dir.path().join("rpc-server.stderr");
+    let mut server = Server::start_logging(std::fs::File::create(&log).unwrap());
+    for _ in 0..5 {
+        let mut s = TcpStream::connect(&server.endpoint).expect("the server is gone, killed by a client before");
+        s.write_all(&hello()).unwrap();
+        drop(s);
+    }
+    // The next client is served once those are: its HELLO gets a reply (a u64 size, then that).
+    let mut s = TcpStream::connect(&server.endpoint).expect("the server is gone");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(&hello()).unwrap();
+    let mut size = [0u8; 8];
+    s.read_exact(&mut size).expect("no reply to the next client's HELLO");
+    let size = u64::from_le_bytes(size);
+    assert!(size > 0 && size < 1024, "{size}");
+    s.read_exact(&mut vec![0; size as usize]).unwrap();
+    drop(s);
+    assert!(server.child.try_wait().unwrap().is_none(), "the server exited");
+    let err = std::fs::read_to_string(&log).unwrap();
+    assert!(err.contains("rpc-server: a coordinator closed its connection while this server was writing"), "{err}");
+    // And a coordinator after them runs on it, with the one-host text.
+    let (ok, one, err) = bmoe(&run_args(&m, "8", &["--temp", "0"]));
+    assert!(ok, "{err}");
+    let (ok, out, err) = bmoe(&run_args(&m, "8", &["--temp", "0", "--rpc", &server.endpoint]));
+    assert!(ok, "{err}");
+    assert!(err.contains("rpc: 1 of 1 expert hosts up"), "{err}");
+    assert_eq!(out, one);
+    assert!(server.child.try_wait().unwrap().is_none(), "the server exited");
+}
+
+/// Issue 44, defect 3: one server under two names (`localhost:P`, `127.0.0.1:P`) was accepted
+/// (the check compared strings) and the second worker waited on it for its whole start. It is
+/// refused, naming both.
+#[test]
+fn one_server_under_two_names_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path());
+    let port = free_port();
+    let hosts = format!("localhost:{port},127.0.0.1:{port}");
+    let (ok, out, err) = bmoe(&run_args(&m, "4", &["--temp", "0", "--rpc", &hosts]));
+    assert!(!ok && out.is_empty(), "{err}");
+    let why = format!("--rpc names one server twice: localhost:{port} and 127.0.0.1:{port} are both 127.0.0.1:{port}");
+    assert!(err.contains(&why), "{err}");
+}
+
+/// Issue 44, defect 2: a host that accepts and never replies held every coordinator for the
+/// start's fixed minute whatever `--rpc-timeout-ms` said. The flag bounds the start too: the
+/// host is lost at start after it, and the run is one host's.
+#[test]
+fn a_silent_host_at_start_costs_the_rpc_timeout_not_a_minute() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = synth(dir.path());
+    let (ok, one, err) = bmoe(&run_args(&m, "4", &["--temp", "0"]));
+    assert!(ok, "{err}");
+    // Listening, never accepting: the kernel completes the connection, nothing ever answers.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let ep = silent.local_addr().unwrap().to_string();
+    let args = run_args(&m, "4", &["--temp", "0", "--rpc", &ep, "--rpc-timeout-ms", "1000"]);
+    let mut child = bin().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // Well under the old minute; the run itself takes a second or two.
+    let until = Instant::now() + Duration::from_secs(40);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > until {
+            let _ = child.kill();
+            panic!("the run still waits on a silent host after 40 s with --rpc-timeout-ms 1000");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), one);
+    assert!(err.contains(&format!("rpc: lost host 1 ({ep}) at start")), "{err}");
+    assert!(err.contains("rpc: 0 of 1 expert hosts up"), "{err}");
+    drop(silent);
 }

@@ -464,3 +464,102 @@ fn lossy_knobs_say_so() {
         assert!(!ok && err.contains(says), "{bad:?}: {err}");
     }
 }
+
+/// Issue 44, defect 9: a `--cache-mb` larger than free memory on a model whose experts fit was
+/// refused by the floor check ("would leave less than --cache-floor-mb"), though the pool is
+/// capped to every expert's bytes. The cap comes first; the run takes the capped pool.
+#[test]
+fn a_cache_larger_than_free_memory_is_capped_to_the_experts_before_the_floor_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q4_k_m", "--seed", "4", "-o", m]);
+    assert!(ok, "{err}");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "4", "-t", "2"];
+        a.extend_from_slice(extra);
+        bmoe(&a)
+    };
+    let (ok, resident, err) = run(&["--moe-stream", "off"]);
+    assert!(ok, "{err}");
+    // 1 TiB: more than this machine's MemAvailable, whatever the machine.
+    let (ok, out, err) = run(&["--moe-stream", "on", "--cache-mb", "1T"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("(capped from 1024.0 GiB: every expert fits)"), "{err}");
+    assert_eq!(out, resident);
+}
+
+/// Issue 44, defect 10: messages that named the wrong flag or program. `--decoder generic` with
+/// drafting pointed to `--engine bmoe` (already given); `--draft-corrupt -1` got clap's
+/// "unexpected argument" instead of the range; `bmoe bench --run-args` printed `bmoe-cli` in
+/// its usage line.
+#[test]
+fn messages_name_the_flag_to_pass_and_the_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
+    assert!(ok, "{err}");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "-m", m, "-p", "Hello there", "-n", "4", "-t", "2"];
+        a.extend_from_slice(extra);
+        bmoe(&a)
+    };
+    let (ok, out, err) = run(&["--moe-stream", "on", "--decoder", "generic", "--ngram"]);
+    assert!(!ok && out.is_empty(), "{err}");
+    assert!(err.contains("not the generic one (--decoder native)") && !err.contains("--engine bmoe"), "{err}");
+    let tokens = dir.path().join("tokens.txt");
+    std::fs::write(&tokens, "# bmoe tokens v1\n1 2 3 4\n").unwrap();
+    for p in ["-1", "-0.5", "1.5"] {
+        let (ok, out, err) = run(&["--draft-replay", tokens.to_str().unwrap(), "--draft-corrupt", p]);
+        assert!(!ok && out.is_empty(), "{err}");
+        assert!(err.contains(&format!("--draft-corrupt {p}: a probability, 0 to 1")), "{p}: {err}");
+    }
+    let (ok, _, err) = bmoe(&["bench", "-m", m, "-p", "4", "-n", "2", "-r", "1", "--run-args", "--bogus-flag"]);
+    assert!(!ok && err.contains("--bogus-flag"), "{err}");
+    assert!(err.contains("Usage: bmoe run ") && !err.contains("bmoe-cli"), "{err}");
+}
+
+/// Issue 44, defect 10: `bmoe bench` whose model went away after the first measurements
+/// printed the error only, losing every row measured. The rows measured are printed, then the
+/// error.
+#[test]
+fn bench_prints_the_rows_measured_before_a_failure_then_the_error() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    let m = model.to_str().unwrap();
+    let (ok, _, err) = bmoe(&["synth", "--shape", "tiny", "--quant", "q8_0", "--seed", "3", "-o", m]);
+    assert!(ok, "{err}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bmoe"))
+        .args(["bench", "-m", m, "-p", "4", "-n", "2", "-r", "50", "-t", "2", "-o", "jsonl"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = String::new();
+    // After the first measurement: the bench paused, the model deleted, the bench resumed.
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        seen += &format!("{l}\n");
+        if l.starts_with("bench: [1/") {
+            break;
+        }
+    }
+    // SAFETY: kill(2) on the pid of a child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+    std::fs::remove_file(&model).unwrap();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+    for l in lines {
+        seen += &format!("{}\n", l.unwrap());
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success(), "{seen}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!rows.is_empty() && rows.iter().all(|r| r["reps"].as_u64() >= Some(1)), "{stdout}\n{seen}");
+    assert!(seen.contains("the rows measured before it are printed above") && seen.contains(m), "{seen}");
+}

@@ -13,8 +13,9 @@
 //! taken for one (fine-tunes and re-quantizations of one base differ nearly everywhere).
 //!
 //! The format, `bmoe-session-2`: one JSON header line (`format`, `model` {`file`, `bytes`,
-//! `content`}, `engine`, `n_ctx`, `tokens`, `experts` [[layer, expert], …], `state_bytes`,
-//! `extra`), then `state_bytes` bytes of the engine's state (our decoder's F16 KV cache rows, or
+//! `content`}, `engine`, `decoder` (`native` or `generic`, for `--engine bmoe`; absent in files
+//! of older builds, which are then not checked for it), `n_ctx`, `tokens`, `experts` [[layer,
+//! expert], …], `state_bytes`, `extra`), then `state_bytes` bytes of the engine's state (our decoder's F16 KV cache rows, or
 //! llama.cpp's state), and nothing after them.
 
 use std::io::{BufRead as _, Read as _};
@@ -120,6 +121,9 @@ pub struct Expect<'a> {
     pub model: &'a ModelId,
     /// `--engine`'s name (`bmoe`, `llama`, …): the state's format.
     pub engine: &'a str,
+    /// Which decoder runs `--engine bmoe` (`native`, `generic`): their states differ (our KV
+    /// cache rows, llama.cpp's state) though the engine's name is the same. None for llama.cpp.
+    pub decoder: Option<&'a str>,
     /// The context this engine holds (tokens).
     pub n_ctx: u32,
     pub n_vocab: u32,
@@ -153,6 +157,8 @@ pub struct Saved {
 pub struct Header<'a> {
     pub model: &'a ModelId,
     pub engine: &'a str,
+    /// As [`Expect::decoder`].
+    pub decoder: Option<&'a str>,
     pub n_ctx: u32,
     pub tokens: &'a [i32],
     pub experts: &'a [[u32; 2]],
@@ -165,7 +171,7 @@ pub struct Header<'a> {
 /// # Errors
 /// [`Error::File`] naming the path.
 pub fn write(path: &Path, header: &Header<'_>, state: &[u8]) -> Result<()> {
-    let h = serde_json::json!({
+    let mut h = serde_json::json!({
         "format": FORMAT,
         "model": header.model.to_json(),
         "engine": header.engine,
@@ -175,6 +181,9 @@ pub fn write(path: &Path, header: &Header<'_>, state: &[u8]) -> Result<()> {
         "state_bytes": state.len(),
         "extra": header.extra,
     });
+    if let Some(d) = header.decoder {
+        h["decoder"] = d.into();
+    }
     let name = path.file_name().map_or_else(|| "session".into(), |n| n.to_string_lossy().into_owned());
     let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
     let write = || -> std::io::Result<()> {
@@ -259,6 +268,19 @@ pub fn read(path: &Path, want: &Expect<'_>) -> Result<Saved> {
             "saved by --engine {engine}, whose state this engine (--engine {}) cannot restore",
             want.engine
         )));
+    }
+    // Both decoders are `--engine bmoe`, and their states differ: refuse by name before the
+    // state's size (or llama.cpp) refuses it for a reason that misleads.
+    let decoder = match h.get("decoder") {
+        None => None,
+        Some(d) => Some(d.as_str().ok_or_else(|| field("decoder"))?),
+    };
+    if let (Some(saved), Some(this)) = (decoder, want.decoder) {
+        if saved != this {
+            return Err(bad(format!(
+                "saved by the {saved} decoder; this run uses the {this} one (pass --decoder {saved})"
+            )));
+        }
     }
     let state_bytes = h["state_bytes"].as_u64().ok_or_else(|| field("state_bytes"))?;
     let header_bytes = line.len() as u64;
@@ -424,6 +446,7 @@ mod tests {
         let want = Expect {
             model: &id,
             engine: "bmoe",
+            decoder: Some("native"),
             n_ctx: 16,
             n_vocab: 100,
             experts: Some(vec![4, 4]),
@@ -434,6 +457,7 @@ mod tests {
         let header = |tokens: &'static [i32]| Header {
             model: &id,
             engine: "bmoe",
+            decoder: Some("native"),
             n_ctx: 16,
             tokens,
             experts: &[[1, 3]],
@@ -465,6 +489,19 @@ mod tests {
         refused("a session of another model: saved with a.gguf");
         write(&p, &Header { engine: "llama", ..header(&[1, 2, 3]) }, &[0u8; 24]).unwrap();
         refused("saved by --engine llama");
+        // Issue 44, defect 8: the decoder is recorded and named both ways; a file without it
+        // (older builds) is read as before.
+        write(&p, &Header { decoder: Some("generic"), ..header(&[1, 2, 3]) }, &[0u8; 24]).unwrap();
+        refused("saved by the generic decoder; this run uses the native one (pass --decoder generic)");
+        write(&p, &header(&[1, 2, 3]), &[0u8; 24]).unwrap();
+        let e = read(&p, &Expect { decoder: Some("generic"), ..want.clone() }).unwrap_err().to_string();
+        assert!(
+            e.contains("saved by the native decoder; this run uses the generic one (pass --decoder native)"),
+            "{e}"
+        );
+        write(&p, &Header { decoder: None, ..header(&[1, 2, 3]) }, &[0u8; 24]).unwrap();
+        assert!(!std::fs::read_to_string(&p).unwrap_or_default().contains("decoder"));
+        assert!(read(&p, &want).is_ok());
         // A FIFO is refused, not waited on.
         let fifo = dir.path().join("fifo");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::link::{wait, Failure, Link};
 use super::placement::{deal, serve, Plan};
 use super::protocol::{Audit, Compute, Init, Reply};
-use super::{check_endpoint, RpcEvents, RpcOptions, MAX_HOSTS};
+use super::{check_distinct, check_endpoint, RpcEvents, RpcOptions, MAX_HOSTS};
 use crate::cache::replay::AccessStream;
 use crate::cache::trace::RouteTrace;
 use crate::decoder::{Collected, RemoteExperts};
@@ -212,12 +212,10 @@ impl Coordinator {
         if opts.hosts.len() > MAX_HOSTS {
             return Err(Error::Rpc(format!("{} hosts: ggml-rpc takes at most {MAX_HOSTS}", opts.hosts.len())));
         }
-        for (i, h) in opts.hosts.iter().enumerate() {
+        for h in &opts.hosts {
             check_endpoint(h).map_err(Error::Rpc)?;
-            if opts.hosts[..i].contains(h) {
-                return Err(Error::Rpc(format!("--rpc names {h} twice")));
-            }
         }
+        check_distinct(&opts.hosts).map_err(Error::Rpc)?;
         if opts.timeout.is_zero() {
             return Err(Error::Rpc("a timeout of 0".into()));
         }
@@ -364,7 +362,7 @@ impl Coordinator {
         // ggml's own last words (`Failed to connect`, `RPC server version mismatch`, `Remote RPC
         // server crashed`) say more than an end of stream.
         let why = match (&f, stderr.iter().rev().find(|l| !l.trim().is_empty())) {
-            (Failure::Eof, Some(line)) => format!("the worker ended: {}", line.trim()),
+            (Failure::Eof, Some(line)) => format!("the worker ended: {}", ggml_words(line.trim())),
             _ => f.to_string(),
         };
         let at = match (phase, layer) {
@@ -604,6 +602,22 @@ pub fn lost_line(i: usize, endpoint: &str, at: &str, why: &str) -> String {
     format!("rpc: lost host {} ({endpoint}) {at}: {why}; its experts are computed here, streamed from local flash, from now on", i + 1)
 }
 
+/// A line of ggml's without the `FILE:LINE: ` its aborts begin with (`GGML_ABORT`,
+/// `GGML_ASSERT`): the build machine's source path and a line number mean nothing to a user.
+fn ggml_words(line: &str) -> &str {
+    let Some((at, words)) = line.split_once(": ") else { return line };
+    let source = at.rsplit_once(':').is_some_and(|(file, n)| {
+        !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && [".c", ".cpp", ".h", ".hpp", ".cu", ".m"].iter().any(|e| file.ends_with(e))
+    });
+    if source && !words.trim().is_empty() {
+        words
+    } else {
+        line
+    }
+}
+
 /// How often a trace routes each (layer, expert), counted as the simulation counts them.
 fn use_counts(index: &ModelIndex, path: &std::path::Path) -> Result<Vec<u64>> {
     let sh = index.shape();
@@ -625,4 +639,22 @@ fn use_counts(index: &ModelIndex, path: &std::path::Path) -> Result<Vec<u64>> {
         uses[(k.layer * sh.n_expert + k.expert) as usize] += 1;
     }
     Ok(uses)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 44, defect 10: a lost host's message carried the build machine's path of
+    /// ggml-rpc.cpp and a line number.
+    #[test]
+    fn ggml_abort_lines_lose_their_source_location() {
+        let w = super::ggml_words;
+        assert_eq!(
+            w("/home/ci/.cargo/registry/src/llama.cpp/ggml/src/ggml-rpc/ggml-rpc.cpp:606: Remote RPC server crashed or returned malformed response"),
+            "Remote RPC server crashed or returned malformed response"
+        );
+        assert_eq!(w("ggml.c:1700: GGML_ASSERT(x) failed"), "GGML_ASSERT(x) failed");
+        for kept in ["Failed to connect to 127.0.0.1:5", "RPC server version mismatch: 2.0.0", "a.cpp:12:", "x: y"] {
+            assert_eq!(w(kept), kept);
+        }
+    }
 }

@@ -125,8 +125,47 @@ pub fn check_endpoint(ep: &str) -> Result<(), String> {
     }
 }
 
+/// The hosts of `--rpc` against each other: the same server twice, by the same text or under
+/// two names (`localhost:P` and `127.0.0.1:P`), would get two workers on a server that serves
+/// one coordinator at a time, and the second would wait on it for its whole start timeout.
+/// Names are compared by the socket addresses they resolve to (a name that does not resolve is
+/// left to the start, which loses it saying why).
+///
+/// # Errors
+/// Naming both entries and the address they share.
+pub fn check_distinct(hosts: &[String]) -> Result<(), String> {
+    use std::net::ToSocketAddrs as _;
+    let resolved: Vec<Vec<std::net::SocketAddr>> =
+        hosts.iter().map(|h| h.to_socket_addrs().map(Iterator::collect).unwrap_or_default()).collect();
+    for (i, h) in hosts.iter().enumerate() {
+        for (j, earlier) in hosts[..i].iter().enumerate() {
+            if earlier == h {
+                return Err(format!("--rpc names {h} twice"));
+            }
+            if let Some(addr) = resolved[i].iter().find(|a| resolved[j].contains(a)) {
+                return Err(format!("--rpc names one server twice: {earlier} and {h} are both {addr}"));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    /// Issue 44, defect 3: the same server under two names is refused (the check compared
+    /// strings only).
+    #[test]
+    fn a_host_named_twice_is_refused_under_any_name() {
+        let v = |h: &[&str]| h.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(super::check_distinct(&v(&["127.0.0.1:50052", "127.0.0.1:50053", "127.0.0.2:50052"])).is_ok());
+        let e = super::check_distinct(&v(&["127.0.0.1:7", "127.0.0.1:7"])).unwrap_err();
+        assert_eq!(e, "--rpc names 127.0.0.1:7 twice");
+        let e = super::check_distinct(&v(&["localhost:50052", "127.0.0.1:50052"])).unwrap_err();
+        assert_eq!(e, "--rpc names one server twice: localhost:50052 and 127.0.0.1:50052 are both 127.0.0.1:50052");
+        // A name that does not resolve is left to the start.
+        assert!(super::check_distinct(&v(&["no-such-host.invalid:1", "127.0.0.1:1"])).is_ok());
+    }
+
     #[test]
     fn endpoints_are_host_and_port() {
         assert!(super::check_endpoint("127.0.0.1:50052").is_ok());
