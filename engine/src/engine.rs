@@ -26,7 +26,7 @@ use crate::rpc::{Coordinator, RpcHandle, RpcOptions};
 use crate::session::{self, CancelToken, Control, Forward, Generation, Telemetry, Token};
 use crate::session_file;
 use crate::speculative::{DraftSource, SpecOptions, Speculator};
-use crate::stream::budget::{self, Budget, CacheSize, Machine, Needs};
+use crate::stream::budget::{self, CacheSize, Machine, Needs};
 use crate::stream::{StreamerOptions, StreamingExperts};
 use crate::telemetry::{StreamFigures, MIB};
 
@@ -631,30 +631,6 @@ fn check_memory(index: &ModelIndex, n_ctx: u32, n_ubatch: u32, dense: u64, mem_a
         fmt_bytes(avail),
         if fits > 0 { format!(" (at most -c {} fits)", fits.min(u128::from(u32::MAX))) } else { " or --ubatch".into() },
     )))
-}
-
-/// [`budget::resolve`], with an explicit size above what holding every expert takes capped to
-/// that *before* the floor is checked: the pool allocated is the capped one, so `--cache-mb
-/// 30000` on a model of 7 MiB of experts leaves as much free as `--cache-mb 7` and is not refused
-/// for memory it will never take (issue 44, defect 9).
-///
-/// # Errors
-/// [`budget::resolve`]'s, for the capped size.
-fn resolve_budget(size: CacheSize, m: Machine, needs: Needs) -> Result<Budget> {
-    match size {
-        CacheSize::Bytes(asked) if asked > needs.experts => {
-            let b = budget::resolve(CacheSize::Bytes(needs.experts), m, needs).map_err(|e| match e {
-                Error::Invalid(why) => Error::Invalid(format!(
-                    "{why} (--cache-mb {} is capped to what every expert takes, {})",
-                    asked >> 20,
-                    fmt_bytes(needs.experts)
-                )),
-                e => e,
-            })?;
-            Ok(Budget { capped_from: Some(asked), ..b })
-        }
-        _ => budget::resolve(size, m, needs),
-    }
 }
 
 /// `--n-expert-used` against the model.
@@ -1343,7 +1319,7 @@ impl EngineBuilder {
                     kv: mem.kv.saturating_add(mem.compute),
                     experts: entries.saturating_mul(slot),
                 };
-                let b = resolve_budget(so.cache, machine, needs)?;
+                let b = budget::resolve(so.cache, machine, needs)?;
                 let min_pool = (budget::floor_slots(k as usize, so.overlap.lookahead()) as u64).saturating_mul(slot);
                 if let (true, Some(avail)) = (b.bytes < min_pool, mem_available) {
                     let left = avail.saturating_sub(needs.dense.saturating_add(needs.kv));
@@ -1958,28 +1934,5 @@ mod tests {
     fn an_engine_can_move_to_another_thread() {
         fn send<T: Send>() {}
         send::<super::Engine>();
-    }
-
-    /// Issue 44, defect 9: an explicit size above every expert's bytes is capped, then checked.
-    #[test]
-    fn a_cache_size_is_capped_to_the_experts_before_the_floor_is_checked() {
-        use super::{resolve_budget, Budget, CacheSize, Machine, Needs};
-        const MIB: u64 = 1 << 20;
-        let m = Machine { mem_available: Some(8 << 30), floor: 1536 * MIB, ceiling: None, force: false };
-        let needs = Needs { dense: MIB, kv: 4 * MIB, experts: 7 * MIB };
-        assert_eq!(
-            resolve_budget(CacheSize::Bytes(30000 * MIB), m, needs).unwrap(),
-            Budget { bytes: 7 * MIB, auto: false, capped_from: Some(30000 * MIB) }
-        );
-        // Below the cap, as before: taken as asked, or refused when it leaves less than the floor.
-        let b = resolve_budget(CacheSize::Bytes(5 * MIB), m, needs).unwrap();
-        assert_eq!(b, Budget { bytes: 5 * MIB, auto: false, capped_from: None });
-        let big = Needs { experts: 100 << 30, ..needs };
-        let e = resolve_budget(CacheSize::Bytes(30000 * MIB), m, big).unwrap_err().to_string();
-        assert!(e.contains("would leave less than --cache-floor-mb"), "{e}");
-        // Capped, and even so too big: refused, saying it was capped.
-        let tight = Machine { mem_available: Some(1540 * MIB), ..m };
-        let e = resolve_budget(CacheSize::Bytes(30000 * MIB), tight, needs).unwrap_err().to_string();
-        assert!(e.contains("--cache-mb 30000 is capped to what every expert takes, 7.0 MiB"), "{e}");
     }
 }

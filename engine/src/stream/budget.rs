@@ -140,12 +140,21 @@ pub fn resolve(size: CacheSize, m: Machine, needs: Needs) -> Result<Budget> {
                 if b > avail.saturating_sub(reserved) && !m.force {
                     return Err(Error::Invalid(format!(
                         "--cache-mb {} would leave less than --cache-floor-mb {} MiB free (MemAvailable {:.0} MiB, \
-                         dense {:.0} MiB, KV {:.0} MiB); pass --force-cache to use it anyway",
+                         dense {:.0} MiB, KV {:.0} MiB){}; pass --force-cache to use it anyway",
                         asked >> 20,
                         m.floor >> 20,
                         avail as f64 / MIB,
                         needs.dense as f64 / MIB,
-                        needs.kv as f64 / MIB
+                        needs.kv as f64 / MIB,
+                        if asked > b {
+                            format!(
+                                " (--cache-mb {} is capped to what every expert takes, {:.1} MiB)",
+                                asked >> 20,
+                                b as f64 / MIB
+                            )
+                        } else {
+                            String::new()
+                        }
                     )));
                 }
             }
@@ -215,6 +224,10 @@ mod tests {
         let small = Needs { experts: 7 << 20, ..N };
         let b = resolve(CacheSize::Bytes(30_000 << 20), M, small).unwrap();
         assert_eq!(b, Budget { bytes: 7 << 20, auto: false, capped_from: Some(30_000 << 20) });
+        // Capped, and even so too big: refused, saying it was capped.
+        let tight = Machine { mem_available: Some((1536 << 20) + GIB + GIB / 2 + (5 << 20)), ..M };
+        let e = resolve(CacheSize::Bytes(30_000 << 20), tight, small).unwrap_err().to_string();
+        assert!(e.contains("--cache-mb 30000 is capped to what every expert takes, 7.0 MiB"), "{e}");
     }
 
     #[test]
