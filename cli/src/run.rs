@@ -7,8 +7,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
-use bmoe::engine::cache::trace::{RouteRow, TraceWriter};
-use bmoe::engine::cache::{CachePolicy, Phase};
+use bmoe::engine::cache::trace::TraceWriter;
+use bmoe::engine::cache::CachePolicy;
 use bmoe::engine::engine::{self, Engine, EngineBuilder, GenParams, StreamOptions};
 use bmoe::engine::io::{BackendKind, EngineOptions};
 use bmoe::engine::llama;
@@ -816,21 +816,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let routes = engine.take_routes();
         let mut w = TraceWriter::new(out.writer(), h)?;
         let mut rows = 0usize;
-        for r in &routes {
-            for &(expert, slot, weight) in &r.experts {
-                w.write_row(&RouteRow {
-                    turn: 0,
-                    phase: if r.prefill { Phase::Prefill } else { Phase::Decode },
-                    step: r.step,
-                    layer: r.layer,
-                    slot,
-                    expert,
-                    weight,
-                    residency: false,
-                    expert_bytes: 0,
-                })?;
-                rows += 1;
-            }
+        for row in routes.iter().flat_map(|r| r.rows()) {
+            w.write_row(&row)?;
+            rows += 1;
         }
         w.finish()?;
         out.commit()?;

@@ -402,34 +402,42 @@ fn fewer_experts_per_token_equal_llama_resident_with_the_same_k() {
     assert!(e.contains("--n-expert-used 65") && e.contains("1..="), "{e}");
 }
 
-/// `--route-replay`: the trace's ids are written into the topk node before anything consumes
-/// them: decode steps route as the trace says (the cache sees exactly its experts) and the
-/// logits follow (they differ from the router's own choice); streamed with the cache evicting
-/// and poisoned == with every expert resident.
-#[test]
-fn a_replayed_trace_routes_the_graph() {
+/// A `route_trace v1` of `steps` decode steps over `g`'s MoE layers in `dir`, rank `j` of
+/// layer `l` at step `s` routed to `route(s, l, j)` (weights 1/k).
+fn write_trace(dir: &Path, g: &GenericIndex, steps: u32, route: &dyn Fn(u32, u32, u32) -> u32) -> PathBuf {
     use std::fmt::Write as _;
-    let dir = tempfile::tempdir().unwrap();
-    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
-    let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
     let (n_layer, n_expert, k) = (g.layers.len() as u32, g.n_expert, g.n_expert_used);
-    // Two decode steps, each layer routed to k experts from a fixed small set (l + step + j).
     let mut t =
         format!("# route_trace v1\n# model=t arch=qwen3moe n_layer={n_layer} n_expert={n_expert} n_expert_used={k}\n");
     for l in 0..n_layer {
         writeln!(t, "# layer={l} expert_bytes=1 dense_bytes=1").unwrap();
     }
     writeln!(t, "{}", bmoe_engine::cache::trace::CSV_HEADER).unwrap();
-    let route = |step: u32, l: u32, j: u32| (l + step + 3 * j) % n_expert;
-    for step in 0..2 {
+    for step in 0..steps {
         for l in 0..n_layer {
             for j in 0..k {
                 writeln!(t, "0,1,{step},{l},{j},{},{},0,0", route(step, l, j), 1.0 / k as f32).unwrap();
             }
         }
     }
-    let trace = dir.path().join("t.route.csv");
-    std::fs::write(&trace, t).unwrap();
+    let path = dir.join("t.route.csv");
+    std::fs::write(&path, t).unwrap();
+    path
+}
+
+/// `--route-replay`: the trace's ids are written into the topk node before anything consumes
+/// them: decode steps route as the trace says (the cache sees exactly its experts) and the
+/// logits follow (they differ from the router's own choice); streamed with the cache evicting
+/// and poisoned == with every expert resident.
+#[test]
+fn a_replayed_trace_routes_the_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
+    let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
+    let (n_layer, n_expert, k) = (g.layers.len() as u32, g.n_expert, g.n_expert_used);
+    // Two decode steps, each layer routed to k experts from a fixed small set (l + step + j).
+    let route = |step: u32, l: u32, j: u32| (l + step + 3 * j) % n_expert;
+    let trace = write_trace(dir.path(), &g, 2, &route);
     let open = |slots: u64, replay: bool| {
         let so = StreamOptions {
             cache: CacheSize::Bytes(slots * slot_bytes(&path)),
@@ -557,26 +565,11 @@ fn the_generic_load_reads_the_dense_tensors_only() {
 /// (and the gates' bits do not move); at 100 % right it stays on and serves reads.
 #[test]
 fn look_ahead_under_replay_is_judged_by_the_step_it_read_for() {
-    use std::fmt::Write as _;
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
     let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
     let (n_layer, n_expert, k) = (g.layers.len() as u32, g.n_expert, g.n_expert_used);
-    let mut t =
-        format!("# route_trace v1\n# model=t arch=qwen3moe n_layer={n_layer} n_expert={n_expert} n_expert_used={k}\n");
-    for l in 0..n_layer {
-        writeln!(t, "# layer={l} expert_bytes=1 dense_bytes=1").unwrap();
-    }
-    writeln!(t, "{}", bmoe_engine::cache::trace::CSV_HEADER).unwrap();
-    for step in 0..16u32 {
-        for l in 0..n_layer {
-            for j in 0..k {
-                writeln!(t, "0,1,{step},{l},{j},{},{},0,0", (5 * step + l + 3 * j) % n_expert, 1.0 / k as f32).unwrap();
-            }
-        }
-    }
-    let trace = dir.path().join("t.route.csv");
-    std::fs::write(&trace, t).unwrap();
+    let trace = write_trace(dir.path(), &g, 16, &|step, l, j| (5 * step + l + 3 * j) % n_expert);
     let run = |accuracy: f64| {
         let so = StreamOptions {
             cache: CacheSize::Bytes(24 * slot_bytes(&path)),
@@ -643,8 +636,7 @@ fn the_generic_text_does_not_depend_on_the_cache_size() {
 /// from the router's probabilities; written as `route_trace v1` it reads back and replays.
 #[test]
 fn the_generic_decoder_records_its_routing() {
-    use bmoe_engine::cache::trace::{RouteRow, RouteTrace, TraceWriter};
-    use bmoe_engine::cache::Phase;
+    use bmoe_engine::cache::trace::{RouteTrace, TraceWriter};
     let dir = tempfile::tempdir().unwrap();
     let path = synth_model(dir.path(), "qwen3moe", Quant::Q8_0);
     let g = GenericIndex::new(bmoe_engine::gguf::open_model(&path).unwrap()).unwrap();
@@ -676,21 +668,8 @@ fn the_generic_decoder_records_its_routing() {
     assert_eq!(header.n_layer() as usize, n_layer);
     let mut buf = Vec::new();
     let mut w = TraceWriter::new(&mut buf, &header).unwrap();
-    for r in &routes {
-        for &(expert, slot, weight) in &r.experts {
-            w.write_row(&RouteRow {
-                turn: 0,
-                phase: if r.prefill { Phase::Prefill } else { Phase::Decode },
-                step: r.step,
-                layer: r.layer,
-                slot,
-                expert,
-                weight,
-                residency: false,
-                expert_bytes: 0,
-            })
-            .unwrap();
-        }
+    for row in routes.iter().flat_map(|r| r.rows()) {
+        w.write_row(&row).unwrap();
     }
     w.finish().unwrap();
     let t = RouteTrace::parse(buf.as_slice(), "recorded").unwrap();

@@ -195,6 +195,23 @@ pub struct LayerRoute {
     pub experts: Vec<(u32, u32, f32)>,
 }
 
+impl LayerRoute {
+    /// Its `route_trace v1` rows (turn 0; residency and bytes not recorded).
+    pub fn rows(&self) -> impl Iterator<Item = crate::cache::trace::RouteRow> + '_ {
+        self.experts.iter().map(|&(expert, slot, weight)| crate::cache::trace::RouteRow {
+            turn: 0,
+            phase: if self.prefill { crate::cache::Phase::Prefill } else { crate::cache::Phase::Decode },
+            step: self.step,
+            layer: self.layer,
+            slot,
+            expert,
+            weight,
+            residency: false,
+            expert_bytes: 0,
+        })
+    }
+}
+
 /// How the last prompt was cut into micro-batches, and what one layer's union of routed
 /// experts asks of the expert provider at that width.
 #[derive(Clone, Copy, Debug, PartialEq)]
