@@ -11,12 +11,14 @@ dest=vendor/llama-cpp-sys-2
 check=0
 [ "${1:-}" = --check ] && check=1
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
-find_src() { ls -d "$registry"/*/llama-cpp-sys-2-$version 2>/dev/null | head -n 1; }
+cleanup=()
+trap 'rm -rf "${cleanup[@]}"' EXIT
+find_src() { ls -d "$registry"/*/llama-cpp-sys-2-$version 2>/dev/null | head -n 1 || true; }
 src=$(find_src)
 if [ -z "$src" ]; then
   echo "vendor-llama: fetching llama-cpp-sys-2 $version from crates.io" >&2
   scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' EXIT
+  cleanup+=("$scratch")
   mkdir -p "$scratch/src" && : > "$scratch/src/lib.rs"
   printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\nllama-cpp-sys-2 = "=%s"\n' \
     "$version" > "$scratch/Cargo.toml"
@@ -26,7 +28,9 @@ if [ -z "$src" ]; then
 fi
 out=$dest
 if [ $check = 1 ]; then
-  out=$(mktemp -d)/llama-cpp-sys-2
+  tmp=$(mktemp -d)
+  cleanup+=("$tmp")
+  out=$tmp/llama-cpp-sys-2
 fi
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"
