@@ -329,18 +329,19 @@ impl GenericExperts {
         w.first * page >= r.base && (w.end * page <= end || end >= self.shard_len[r.shard])
     }
 
-    /// Overlay now, reads into them in flight or not, the windows of `entries` (`(entry,
-    /// slot)`, of MoE layer `layer`) that may show their slots early ([`Self::early_safe`]);
-    /// the others are overlaid after their wait. Returns the seconds it took. A mapping the
-    /// kernel refuses is left to the wait, which reports it.
-    fn overlay_early(&mut self, layer: usize, entries: &[(EntryId, u32)]) -> f64 {
+    /// Overlay now, reads into them in flight or not, the windows of entries `ids` (of MoE
+    /// layer `layer`, each with its slot) that may show their slots early
+    /// ([`Self::early_safe`]); the others are overlaid after their wait. Returns the seconds it
+    /// took. A mapping the kernel refuses is left to the wait, which reports it.
+    fn overlay_early(&mut self, layer: usize, ids: impl IntoIterator<Item = EntryId>) -> f64 {
         if self.overlay.in_place() {
             return 0.0;
         }
         let t = Instant::now();
         let pool = self.pool.clone();
         let fd = pool.memfd().expect("a memfd pool");
-        'entries: for &(id, slot) in entries {
+        'entries: for id in ids {
+            let Some(slot) = self.slot_of[id as usize] else { continue };
             let expert = self.cache.geometry().key(id).expert;
             for p in 0..self.regions[layer].len() {
                 if self.mapped[id as usize] & (1 << p) != 0 {
@@ -613,8 +614,7 @@ impl GenericExperts {
                 }
                 // The windows shown while the reads run: off the critical path unless every
                 // read had landed by the time the mappings were made.
-                let entries: Vec<(EntryId, u32)> = routed.pending.iter().map(|pe| routed.entries[pe.ei]).collect();
-                let t = self.overlay_early(layer, &entries);
+                let t = self.overlay_early(layer, routed.pending.iter().map(|pe| routed.entries[pe.ei].0));
                 let hidden = routed.pending.iter().flat_map(|pe| pe.tickets.iter().flatten()).any(|t| !t.is_done());
                 if !hidden {
                     self.stats.overlay_critical_s += t;
@@ -706,9 +706,7 @@ impl GenericExperts {
                     }
                     // Their windows shown while they read (the layer is not computed before it
                     // is routed and waited for).
-                    let entries: Vec<(EntryId, u32)> =
-                        admitted.iter().filter_map(|&id| self.slot_of[id as usize].map(|slot| (id, slot))).collect();
-                    let t = self.overlay_early(layer, &entries);
+                    let t = self.overlay_early(layer, admitted.iter().copied());
                     let hidden = admitted
                         .iter()
                         .filter_map(|id| self.inflight.get(id))

@@ -10,8 +10,8 @@
 //! [`experts`] streamer pins the hits and reads the misses into slots of a memfd-backed
 //! registered pool and [`overlay`]s the slots' pages onto the expert windows of llama.cpp's
 //! mapping while the reads are in flight; before each expert `mul_mat_id` it waits for that
-//! projection's reads, so llama.cpp's kernels read our bytes where they expect the file's. The [`index`] finds the experts by
-//! tensor name, for every architecture alike. With look-ahead, the [`predict`]or guesses the
+//! projection's reads, so llama.cpp's kernels read our bytes where they expect the file's. The
+//! [`index`] finds the experts by tensor name, for every architecture alike. With look-ahead, the [`predict`]or guesses the
 //! next MoE layer's experts at each layer's routed ids, and the streamer reads them while the
 //! layer computes.
 //!
@@ -81,15 +81,15 @@ pub struct GenericOptions {
 pub struct GenericReport {
     /// Seconds of llama.cpp's load (the dense pages' lock included).
     pub llama_load_s: f64,
-    /// Bytes this process read from storage during llama.cpp's load and the dense pages' lock
-    /// (`/proc/self/io`), where the kernel says.
+    /// Bytes the opening thread read from storage during llama.cpp's load and the dense pages'
+    /// lock (`/proc/thread-self/io`), where the kernel says.
     pub llama_read_bytes: Option<u64>,
     /// Bytes of expert pages llama.cpp's load left unread (lazy), dropped from the page cache.
     pub released_bytes: u64,
     /// Bytes of the dense tensors (what the load reads).
     pub dense_bytes: u64,
-    /// Bytes of llama.cpp's mapping locked in RAM (the pages outside the expert tensors), and
-    /// why not all of them when the lock stopped short.
+    /// Bytes of llama.cpp's mapping locked in RAM (the dense tensors' pages), and why not all
+    /// of them when the lock stopped short.
     pub dense_locked_bytes: u64,
     pub dense_unlocked: Option<String>,
     /// Bytes llama.cpp's context holds as llama.cpp reports them: `(memory, compute)`, its KV
@@ -314,8 +314,7 @@ impl GenericEngine {
         let slot_bytes = experts::slot_bytes(index, page);
         let entries: u64 = index.layers.iter().map(|l| u64::from(l.n_expert)).sum();
         // The context first (llama.cpp sizes its KV cache and compute buffers), then the budget
-        // from what is left; a micro-batch whose union cannot fit the slots is lowered, and the
-        // context made again with it.
+        // from what is left.
         let session = Self::context(&model, &mut seam, &opts, opts.n_ubatch)?;
         let context_bytes = session.memory_bytes();
         let machine =
