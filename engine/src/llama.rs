@@ -111,7 +111,7 @@ impl Model {
     /// file's integer metadata `overrides` in place of its own.
     ///
     /// # Errors
-    /// As [`Self::mmap_plain_kernels_with`].
+    /// As [`Self::mmap_lazy_experts`].
     pub fn mmap_overriding(path: &Path, extra_bufts: bool, overrides: &[(String, i64)]) -> Result<Self> {
         Self::load_with(path, false, extra_bufts, overrides, None, sys::LLAMA_LAZY_MODE_AUTO)
     }
