@@ -36,8 +36,13 @@ fn ram_holder_holds_and_gives_back() {
     assert!(status_kib(pid, "VmRSS:").is_none(), "the holder is gone once dropped");
 }
 
+/// The protocol drops the page cache (machine-wide): the test that checks `--no-drop-caches`
+/// keeps it must not run beside one that drops it.
+static PAGE_CACHE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn protocol_runs_interleaved_cells_and_summarises() {
+    let _page_cache = PAGE_CACHE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("tiny.gguf");
     let o = synth::Options::new("qwen3moe", "tiny", Quant::Q8_0, 3).unwrap();
@@ -56,10 +61,11 @@ fn protocol_runs_interleaved_cells_and_summarises() {
         .unwrap();
     let err = String::from_utf8_lossy(&st.stderr);
     assert!(st.status.success(), "{err}");
-    // Interleaved: round 1 of every cell before round 2 of any.
+    // Interleaved: round 1 of every cell before round 2 of any, the second in reverse (ABBA).
     let order: Vec<&str> = err.lines().filter(|l| l.contains("] round ")).collect();
     assert_eq!(order.len(), 6, "{err}");
-    assert!(order[2].contains("round 1 cell cache-1") && order[3].contains("round 2 cell resident"), "{order:?}");
+    assert!(order[0].contains("round 1 cell resident") && order[2].contains("round 1 cell cache-1"), "{order:?}");
+    assert!(order[3].contains("round 2 cell cache-1") && order[5].contains("round 2 cell resident"), "{order:?}");
 
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
@@ -117,6 +123,7 @@ fn cached(path: &std::path::Path) -> bool {
 /// own (regression: `x-0.25` and `x-0.5` both wrote `x-0.csv`).
 #[test]
 fn failed_runs_fail_the_protocol_and_no_drop_caches_keeps_the_page_cache() {
+    let _page_cache = PAGE_CACHE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("tiny.gguf");
     let o = synth::Options::new("qwen3moe", "tiny", Quant::Q8_0, 3).unwrap();
